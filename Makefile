@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Multikernel for Linux 6.12: the topic branch, its checks and its tests.
+# The kernel tree lives outside this repository (MK_WORKTREE, default
+# ../<repo>-linux); scripts/lib.sh has the paths.
+
+SHELL := /bin/bash
+
+.PHONY: help deps rebase export status build check test demo send-dry
+
+help:
+	@echo "make demo      build the multikernel host and show it in QEMU"
+	@echo "make test      make check, then every QEMU test; 'N passed, M failed'"
+	@echo "make check     checkpatch, bisect build, sparse, coccinelle, Kconfig on/off"
+	@echo "make rebase    import the Debian 6.12 tarball, apply topic/"
+	@echo "make export    write the worktree's topic branch back into topic/"
+	@echo "make status    does topic/ hold all the worktree's work?"
+	@echo "make send-dry  the series as mail files (b4 send -o, nothing sent)"
+
+deps:
+	@scripts/deps.sh
+
+rebase: deps
+	@scripts/rebase.sh
+
+export:
+	@scripts/export.sh
+
+status:
+	@scripts/status.sh
+
+build: rebase
+	@scripts/build.sh host base multikernel kunit
+
+check: rebase
+	@scripts/check.sh
+
+test: rebase
+	@scripts/test.sh
+
+demo: rebase
+	@scripts/demo.sh
+
+send-dry: rebase
+	@scripts/send-dry.sh

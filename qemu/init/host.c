@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Init of the host tests: the multikernel ABI as user space sees it.
+ *
+ *   mktest=mk     a CONFIG_MULTIKERNEL=y host booted with multikernel_pool=
+ *   mktest=nomk   a CONFIG_MULTIKERNEL=n kernel: none of it is there
+ *   mktest=demo   make demo: show what the host does, step by step
+ *
+ * Built static against the uapi headers of the tree under test.
+ */
+#include <inttypes.h>
+#include <linux/kexec.h>
+#include <linux/multikernel.h>
+#include <linux/reboot.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "mktest.h"
+
+#define SZ_1M	0x100000UL
+
+static unsigned long pool_start, pool_end;
+static char payload[SZ_1M];
+
+static long mk_kexec_load(unsigned long entry, unsigned long nr,
+			  struct kexec_segment *segs, unsigned long flags)
+{
+	return syscall(SYS_kexec_load, entry, nr, segs, flags);
+}
+
+/* kexec_load() of one segment of @size bytes at @mem, entry at @mem. */
+static long load_one(unsigned int id, unsigned long mem, unsigned long size,
+		     unsigned long extra_flags)
+{
+	struct kexec_segment seg = {
+		.buf = payload, .bufsz = sizeof(payload),
+		.mem = (void *)mem, .memsz = size,
+	};
+
+	return mk_kexec_load(mem, 1, &seg, KEXEC_MULTIKERNEL |
+			     KEXEC_MULTIKERNEL_ID(id) | extra_flags);
+}
+
+static long unload(unsigned int id)
+{
+	return mk_kexec_load(0, 0, NULL,
+			     KEXEC_MULTIKERNEL | KEXEC_MULTIKERNEL_ID(id));
+}
+
+static long mk_start(const void *args)
+{
+	return syscall(SYS_reboot, LINUX_REBOOT_MAGIC1, LINUX_REBOOT_MAGIC2,
+		       LINUX_REBOOT_CMD_MULTIKERNEL, args);
+}
+
+static long start(unsigned int id, int cpu)
+{
+	struct multikernel_start_args args = {
+		.size = sizeof(args), .id = id, .cpu = cpu,
+	};
+
+	return mk_start(&args);
+}
+
+#define EXPECT(name, call, err) do {					\
+	long __ret = (call);						\
+	mk_expect_errno(name, __ret, errno, err);			\
+} while (0)
+
+static int find_pool(void)
+{
+	char *iomem = mk_read_file("/proc/iomem"), *line;
+
+	if (!iomem)
+		return -1;
+	for (line = strtok(iomem, "\n"); line; line = strtok(NULL, "\n")) {
+		if (strstr(line, "Multikernel pool") &&
+		    sscanf(line, " %lx-%lx", &pool_start, &pool_end) == 2)
+			return 0;
+	}
+	return -1;
+}
+
+/* The /proc/multikernel line of instance @id, or NULL. */
+static char *proc_line(unsigned int id)
+{
+	static char found[256];
+	char *table = mk_read_file("/proc/multikernel"), *line;
+	unsigned int got;
+
+	if (!table)
+		return NULL;
+	for (line = strtok(table, "\n"); line; line = strtok(NULL, "\n")) {
+		if (sscanf(line, "%u", &got) == 1 && got == id) {
+			snprintf(found, sizeof(found), "%s", line);
+			return found;
+		}
+	}
+	return NULL;
+}
+
+static void test_pool_and_proc(void)
+{
+	char *table, *iomem;
+
+	mk_result("pool_in_iomem", find_pool() == 0 && pool_end > pool_start,
+		  "no \"Multikernel pool\" line in /proc/iomem");
+	iomem = mk_read_file("/proc/iomem");
+	mk_result("shared_memory_in_iomem",
+		  iomem && strstr(iomem, "Multikernel shared memory"),
+		  "no \"Multikernel shared memory\" line in /proc/iomem");
+
+	table = mk_read_file("/proc/multikernel");
+	mk_result("proc_multikernel_header",
+		  table && !strncmp(table, "ID  TYPE         STATE    CPU  ENTRY",
+				    35),
+		  "unexpected table: %s", table ? table : "(missing)");
+}
+
+static void test_load(void)
+{
+	char *line, expect[64];
+	unsigned long a = pool_start, b = pool_start + 4 * SZ_1M;
+
+	memset(payload, 0x5a, sizeof(payload));
+
+	EXPECT("load_inside_pool", load_one(1, a, 2 * SZ_1M, 0), 0);
+	line = proc_line(1);
+	snprintf(expect, sizeof(expect), "0x%016lx", a);
+	mk_result("load_listed",
+		  line && strstr(line, "multikernel") &&
+		  strstr(line, "loaded") && strstr(line, expect),
+		  "line \"%s\", expected state loaded and entry %s",
+		  line ? line : "(none)", expect);
+
+	EXPECT("load_second_instance", load_one(2, b, 2 * SZ_1M, 0), 0);
+	EXPECT("load_same_id", load_one(1, b + 2 * SZ_1M, SZ_1M, 0), EEXIST);
+	EXPECT("load_overlapping", load_one(3, a + SZ_1M, 2 * SZ_1M, 0), EBUSY);
+	EXPECT("load_below_pool", load_one(3, pool_start - 2 * SZ_1M, SZ_1M, 0),
+	       EADDRNOTAVAIL);
+	EXPECT("load_across_pool_end",
+	       load_one(3, pool_end + 1 - SZ_1M, 2 * SZ_1M, 0), EADDRNOTAVAIL);
+	EXPECT("load_id_zero", load_one(0, b + 2 * SZ_1M, SZ_1M, 0), EINVAL);
+	EXPECT("load_with_on_crash",
+	       load_one(3, b + 2 * SZ_1M, SZ_1M, KEXEC_ON_CRASH), EINVAL);
+	EXPECT("load_id_without_flag",
+	       mk_kexec_load(0, 0, NULL, KEXEC_MULTIKERNEL_ID(1)), EINVAL);
+	mk_result("failed_loads_not_listed", !proc_line(3) && !proc_line(0),
+		  "a refused load shows in /proc/multikernel");
+}
+
+/* A reader without CAP_SYS_ADMIN sees the table with zero addresses. */
+static void test_proc_unprivileged(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		char *line;
+
+		if (setuid(65534))
+			_exit(2);
+		line = proc_line(1);
+		_exit(line && strstr(line, " 0x0000000000000000  ") &&
+		      strstr(line, "0x0000000000000000-0x0000000000000000") ?
+		      0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	mk_result("proc_hides_addresses_from_users",
+		  WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "child status %d", status);
+}
+
+static void test_unprivileged_calls(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		int bits = 0;
+
+		if (setuid(65534))
+			_exit(100);
+		if (load_one(4, pool_start + 8 * SZ_1M, SZ_1M, 0) == -1 &&
+		    errno == EPERM)
+			bits |= 1;
+		if (start(1, 1) == -1 && errno == EPERM)
+			bits |= 2;
+		if (unload(1) == -1 && errno == EPERM)
+			bits |= 4;
+		_exit(bits);
+	}
+	waitpid(pid, &status, 0);
+	mk_result("eperm_without_cap_sys_boot",
+		  WIFEXITED(status) && WEXITSTATUS(status) == 7,
+		  "child status %#x (bits: 1 load, 2 start, 4 unload)", status);
+}
+
+static void test_start(void)
+{
+	struct multikernel_start_args args;
+	unsigned char bigger[sizeof(args) + 8];
+	int bare_cpu = 1;
+
+	EXPECT("start_on_online_cpu", start(1, 0), EBUSY);
+	EXPECT("cpu1_offline",
+	       mk_write_file("/sys/devices/system/cpu/cpu1/online", "0"), 0);
+	EXPECT("start_negative_cpu", start(1, -1), EINVAL);
+	EXPECT("start_cpu_too_large", start(1, 4096), EINVAL);
+	EXPECT("start_unknown_id", start(99, 1), ENOENT);
+	EXPECT("start_bare_int_cpu", mk_start(&bare_cpu), EINVAL);
+	EXPECT("start_bad_pointer", mk_start(NULL), EFAULT);
+
+	memset(&args, 0, sizeof(args));
+	args.size = sizeof(args);
+	args.id = 1;
+	args.cpu = 1;
+	args.flags = 1;
+	EXPECT("start_unknown_flags", mk_start(&args), EINVAL);
+
+	/* A newer, larger argument is fine while its new fields are zero. */
+	memset(bigger, 0, sizeof(bigger));
+	args.flags = 0;
+	args.size = sizeof(bigger);
+	memcpy(bigger, &args, sizeof(args));
+	EXPECT("start_larger_args_zero_tail", mk_start(bigger), EOPNOTSUPP);
+	bigger[sizeof(args)] = 1;
+	EXPECT("start_larger_args_unknown_field", mk_start(bigger), E2BIG);
+
+	EXPECT("start_valid_request", start(1, 1), EOPNOTSUPP);
+	mk_result("start_refused_leaves_instance_loaded",
+		  proc_line(1) && strstr(proc_line(1), "loaded"),
+		  "instance 1 is no longer loaded");
+	EXPECT("cpu1_online_again",
+	       mk_write_file("/sys/devices/system/cpu/cpu1/online", "1"), 0);
+}
+
+static void test_unload(void)
+{
+	EXPECT("unload_by_id", unload(1), 0);
+	mk_result("unloaded_not_listed", !proc_line(1) && proc_line(2),
+		  "instance 1 listed or instance 2 missing after unloading 1");
+	EXPECT("unload_again", unload(1), ENOENT);
+	EXPECT("reload_freed_range", load_one(1, pool_start, 2 * SZ_1M, 0), 0);
+	EXPECT("unload_1", unload(1), 0);
+	EXPECT("unload_2", unload(2), 0);
+	mk_result("table_empty", !proc_line(1) && !proc_line(2),
+		  "instances left in /proc/multikernel");
+}
+
+/* With CONFIG_DEBUG_KMEMLEAK, nothing the tests did may leak. */
+static void test_kmemleak(void)
+{
+	char *report;
+
+	mkdir("/sys/kernel/debug", 0755);
+	if (mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) ||
+	    access("/sys/kernel/debug/kmemleak", F_OK))
+		return;
+	mk_write_file("/sys/kernel/debug/kmemleak", "scan");
+	mk_write_file("/sys/kernel/debug/kmemleak", "scan");
+	report = mk_read_file("/sys/kernel/debug/kmemleak");
+	mk_result("kmemleak_clean", report && !strstr(report, "unreferenced"),
+		  "%s", report ? report : "cannot read kmemleak");
+}
+
+static void test_mk(void)
+{
+	test_pool_and_proc();
+	if (!pool_end) {
+		mk_result("pool_found", 0, "the load tests need the pool");
+		return;
+	}
+	test_load();
+	test_proc_unprivileged();
+	test_unprivileged_calls();
+	test_start();
+	test_unload();
+	test_kmemleak();
+}
+
+/* CONFIG_MULTIKERNEL=n: no file, no flag, no command, no memory. */
+static void test_nomk(void)
+{
+	char *iomem = mk_read_file("/proc/iomem");
+
+	mk_result("no_proc_multikernel", access("/proc/multikernel", F_OK),
+		  "/proc/multikernel exists");
+	mk_result("no_multikernel_memory", iomem && !strstr(iomem, "Multikernel"),
+		  "/proc/iomem mentions Multikernel");
+	EXPECT("kexec_flag_refused", load_one(1, 0x10000000, SZ_1M, 0), EINVAL);
+	EXPECT("reboot_command_refused", start(1, 1), EINVAL);
+}
+
+static void demo_show(const char *cmd, const char *path, const char *grep)
+{
+	char *text = mk_read_file(path), *line;
+
+	printf("$ %s\n", cmd);
+	if (!text) {
+		printf("  (cannot read %s)\n", path);
+		return;
+	}
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		if (!grep || strstr(line, grep))
+			printf("  %s\n", line);
+}
+
+static void demo_step(const char *what, long ret)
+{
+	printf("DEMO: %s -> %s\n", what, ret ? strerror(errno) : "ok");
+}
+
+/* make demo: the host side as it stands, narrated on the console. */
+static void demo(void)
+{
+	printf("DEMO: a CONFIG_MULTIKERNEL host booted with multikernel_pool=128M\n");
+	demo_show("grep -i multikernel /proc/iomem", "/proc/iomem", "ultikernel");
+	if (find_pool()) {
+		printf("DEMO: no pool, nothing more to show\n");
+		return;
+	}
+	memset(payload, 0x5a, sizeof(payload));
+	printf("DEMO: load instance 1, a 2 MiB image, at the start of the pool\n");
+	demo_step("kexec_load(KEXEC_MULTIKERNEL | KEXEC_MULTIKERNEL_ID(1))",
+		  load_one(1, pool_start, 2 * SZ_1M, 0));
+	printf("DEMO: a second image over the first one is refused\n");
+	demo_step("kexec_load(... ID(2)) at pool + 1 MiB",
+		  load_one(2, pool_start + SZ_1M, 2 * SZ_1M, 0));
+	demo_show("cat /proc/multikernel", "/proc/multikernel", NULL);
+	printf("DEMO: take CPU 1 away from the host and start instance 1 there\n");
+	demo_step("echo 0 > /sys/devices/system/cpu/cpu1/online",
+		  mk_write_file("/sys/devices/system/cpu/cpu1/online", "0"));
+	demo_step("reboot(LINUX_REBOOT_CMD_MULTIKERNEL, {id 1, cpu 1})",
+		  start(1, 1));
+	printf("DEMO: (booting the CPU into the instance is the next step of the project)\n");
+	demo_step("echo 1 > /sys/devices/system/cpu/cpu1/online",
+		  mk_write_file("/sys/devices/system/cpu/cpu1/online", "1"));
+	printf("DEMO: inter-kernel messages (sent by the KUnit suite at boot) per CPU\n");
+	demo_show("grep MKI /proc/interrupts", "/proc/interrupts", "MKI");
+	demo_step("unload instance 1", unload(1));
+	demo_show("cat /proc/multikernel", "/proc/multikernel", NULL);
+}
+
+int main(void)
+{
+	const char *mode = getenv("mktest");
+
+	mk_mount_basics();
+	printf("MKTEST: START host tests, mode %s\n", mode ? mode : "(none)");
+	if (mode && !strcmp(mode, "mk"))
+		test_mk();
+	else if (mode && !strcmp(mode, "nomk"))
+		test_nomk();
+	else if (mode && !strcmp(mode, "demo"))
+		demo();
+	else
+		mk_result("mode", 0, "boot with mktest=mk, nomk or demo");
+	mk_done();
+}

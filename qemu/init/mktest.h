@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the static inits of the QEMU tests: results on the console as
+ *
+ *   MKTEST: PASS name
+ *   MKTEST: FAIL name: what went wrong
+ *   MKTEST: DONE N passed, M failed
+ *
+ * which qemu/run.sh reads back from the serial log.
+ */
+#ifndef MKTEST_H
+#define MKTEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int mk_passed, mk_failed;
+
+static void mk_result(const char *name, int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok) {
+		printf("MKTEST: PASS %s\n", name);
+		mk_passed++;
+	} else {
+		printf("MKTEST: FAIL %s: ", name);
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+		printf("\n");
+		mk_failed++;
+	}
+	fflush(stdout);
+}
+
+/* Expect a call to have returned ret == -1 with errno == err (or 0). */
+static void mk_expect_errno(const char *name, long ret, int saved_errno,
+			    int err)
+{
+	if (!err)
+		mk_result(name, ret == 0, "returned %ld (%s), expected success",
+			  ret, strerror(saved_errno));
+	else
+		mk_result(name, ret == -1 && saved_errno == err,
+			  "returned %ld (%s), expected %s", ret,
+			  ret == -1 ? strerror(saved_errno) : "no error",
+			  strerror(err));
+}
+
+static char *mk_read_file(const char *path)
+{
+	static char buf[65536];
+	ssize_t n, len = 0;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return NULL;
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = '\0';
+	return buf;
+}
+
+static int mk_write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+static void mk_mount_basics(void)
+{
+	mkdir("/proc", 0755);
+	mkdir("/sys", 0755);
+	mkdir("/dev", 0755);
+	mount("proc", "/proc", "proc", 0, NULL);
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+/* Print the closing line and leave: QEMU runs with -no-reboot. */
+static void __attribute__((noreturn)) mk_done(void)
+{
+	printf("MKTEST: DONE %d passed, %d failed\n", mk_passed, mk_failed);
+	fflush(stdout);
+	sync();
+	reboot(RB_AUTOBOOT);
+	for (;;)
+		pause();
+}
+
+#endif /* MKTEST_H */

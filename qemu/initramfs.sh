@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build a test initramfs with the kernel tree's own usr/gen_init_cpio:
+#
+#   qemu/initramfs.sh OUT.cpio KBUILD_DIR INIT.c [CPIO_LIST_LINES...]
+#
+# INIT.c is compiled static against the uapi headers of KBUILD_DIR (make
+# headers) and becomes /init; further gen_init_cpio lines (file, dir, slink)
+# may follow.
+set -euo pipefail
+
+[ $# -ge 3 ] || { echo "usage: $0 OUT.cpio KBUILD_DIR INIT.c [LINE...]" >&2; exit 2; }
+out=$1 kbuild=$2 src=$3
+shift 3
+here=$(cd "$(dirname "$0")" && pwd)
+gen=$kbuild/usr/gen_init_cpio
+[ -x "$gen" ] || { echo "no $gen: build the kernel first" >&2; exit 1; }
+[ -d "$kbuild/usr/include/linux" ] || { echo "no uapi headers in $kbuild/usr/include" >&2; exit 1; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+gcc -static -O2 -Wall -Wextra -Werror -Wno-unused-function \
+	-I "$kbuild/usr/include" -I "$here/init" -o "$work/init" "$src"
+{
+	echo "dir /dev 0755 0 0"
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "dir /proc 0755 0 0"
+	echo "dir /sys 0755 0 0"
+	echo "dir /tmp 01777 0 0"
+	echo "file /init $work/init 0755 0 0"
+	for line in "$@"; do
+		echo "$line"
+	done
+} > "$work/list"
+"$gen" "$work/list" > "$out.tmp"
+mv "$out.tmp" "$out"

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot one QEMU test case and judge it from its serial log:
+#
+#   qemu/run.sh NAME KERNEL INITRAMFS "CMDLINE"
+#
+# Prints one line per check, "PASS NAME:check" or "FAIL NAME:check: why",
+# and exits non-zero if any failed.  The checks: the init's own MKTEST
+# results, its closing line, and a log free of BUG:, WARNING:, Oops, Call
+# Trace, lockdep reports and panics.
+#
+# Environment: MK_LOGDIR (where NAME.log goes), MK_QEMU_SMP (2),
+# MK_QEMU_MEM (1G), MK_QEMU_TIMEOUT (seconds, 180), MK_KUNIT_SUITE (a KUnit
+# suite that must pass), MK_LOG_ALLOW (an extended regex of log lines that
+# are expected, such as a deliberate panic).
+set -euo pipefail
+
+[ $# -eq 4 ] || { echo "usage: $0 NAME KERNEL INITRAMFS CMDLINE" >&2; exit 2; }
+name=$1 kernel=$2 initrd=$3 cmdline=$4
+logdir=${MK_LOGDIR:-/tmp/mk-logs}
+log=$logdir/$name.log
+mkdir -p "$logdir"
+
+failed=0
+pass() { echo "PASS $name:$1"; }
+fail() { echo "FAIL $name:$1: $2"; failed=1; }
+
+start=$(date +%s.%N)
+set +e
+timeout --foreground "${MK_QEMU_TIMEOUT:-180}" \
+	qemu-system-x86_64 -accel tcg -cpu max -m "${MK_QEMU_MEM:-1G}" \
+		-smp "${MK_QEMU_SMP:-2}" -nographic -no-reboot \
+		-monitor none -serial "file:$log.raw" -display none \
+		-kernel "$kernel" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 $cmdline" </dev/null >/dev/null 2>&1
+rc=$?
+set -e
+tr -d '\r' < "$log.raw" > "$log"
+rm -f "$log.raw"
+secs=$(echo "$(date +%s.%N) - $start" | bc)
+[ "$rc" = 124 ] && fail boot "timed out after ${MK_QEMU_TIMEOUT:-180} s (log: $log)"
+
+# The init's own checks
+while IFS= read -r line; do
+	case $line in
+	*"MKTEST: PASS "*) pass "${line#*MKTEST: PASS }" ;;
+	*"MKTEST: FAIL "*) rest=${line#*MKTEST: FAIL }
+		fail "${rest%%:*}" "${rest#*: }" ;;
+	esac
+done < "$log"
+if grep -q "MKTEST: DONE" "$log"; then
+	pass done
+else
+	fail done "the init did not finish (log: $log)"
+fi
+
+if [ -n "${MK_KUNIT_SUITE:-}" ]; then
+	suite=$MK_KUNIT_SUITE
+	if grep -Eq "^(\[[ 0-9.]+\] )?[[:space:]]*ok [0-9]+ $suite\$" "$log" &&
+	   grep -Eq "# $suite: pass:[1-9][0-9]* fail:0 skip:0" "$log" &&
+	   ! grep -q "not ok" "$log"; then
+		pass "kunit_$suite"
+	else
+		fail "kunit_$suite" "KUnit suite did not pass cleanly: $(grep -E "# $suite:|not ok" "$log" | head -n 3 | tr '\n' ' ')"
+	fi
+fi
+
+bad='BUG:|WARNING:|Oops|Call Trace|Kernel panic|possible (circular|recursive) locking|suspicious RCU usage|UBSAN:|general protection fault|suspected memory leak'
+if [ -n "${MK_LOG_ALLOW:-}" ]; then
+	hits=$(grep -E "$bad" "$log" | grep -Ev "$MK_LOG_ALLOW" | head -n 3 || true)
+else
+	hits=$(grep -E "$bad" "$log" | head -n 3 || true)
+fi
+if [ -z "$hits" ]; then
+	pass log_clean
+else
+	fail log_clean "$(echo "$hits" | tr '\n' ' ')"
+fi
+
+echo "INFO $name: $(printf '%.1f' "$secs") s, log $log"
+exit "$failed"

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: the series as a maintainer would check it.
+#
+#   checkpatch  checkpatch.pl --strict on every patch: 0 errors, 0 warnings
+#   bisect      every patch builds (host configuration, incremental)
+#   sparse      no sparse warning on a line the series adds (C=2)
+#   coccinelle  no report of the tree's semantic patches on such a line
+#   kconfig     CONFIG_MULTIKERNEL=n builds with no multikernel symbol or
+#               section; =y builds
+#
+# Prints "PASS check:NAME" or "FAIL check:NAME: why" lines; exits 1 on a
+# failure.  Needs the worktree on the exported topic branch (make rebase).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+failed=0
+pass() { echo "PASS check:$1"; }
+fail() { echo "FAIL check:$1: $2"; failed=1; }
+out=$MK_BUILD/check
+mkdir -p "$out"
+
+[ -d "$MK_WORKTREE/.git" ] || die "no worktree (make rebase)"
+if [ -n "$(wt status --porcelain --untracked-files=no)" ]; then
+	die "the worktree has uncommitted changes: commit and export them first"
+fi
+topic=$(wt rev-parse "$MK_TOPIC_BRANCH")
+
+# Lines the series adds, as "file:line", for sparse and coccinelle.
+wt diff -U0 "$MK_BASE_BRANCH" "$topic" | awk '
+	/^\+\+\+ b\// { file = substr($0, 7); next }
+	/^@@/ {
+		split($3, a, ",")
+		start = substr(a[1], 2); n = (a[2] == "") ? 1 : a[2]
+		for (i = 0; i < n; i++) print file ":" start + i
+	}' | sort -u > "$out/added-lines"
+mapfile -t cfiles < <(wt diff --name-only --diff-filter=AM "$MK_BASE_BRANCH" "$topic" -- '*.c')
+
+only_added() {
+	# Keep report lines "file:line:..." whose file:line the series added.
+	awk -F: 'NR == FNR { added[$0] = 1; next }
+		 ($1 ":" $2) in added' "$out/added-lines" -
+}
+
+# --- checkpatch ---------------------------------------------------------
+cp_errors=0 cp_warnings=0 cp_checks=0
+: > "$out/checkpatch.log"
+for p in "$MK_REPO"/topic/0*.patch; do
+	case $p in */0000-cover-letter.patch) continue ;; esac
+	res=$(cd "$MK_WORKTREE" && scripts/checkpatch.pl --strict --terse \
+		--show-types "$p" 2>&1 || true)
+	echo "$res" >> "$out/checkpatch.log"
+	tot=$(echo "$res" | grep -E '^total:' | tail -n 1)
+	e=$(echo "$tot" | sed -n 's/.* \([0-9]*\) errors.*/\1/p')
+	w=$(echo "$tot" | sed -n 's/.* \([0-9]*\) warnings.*/\1/p')
+	c=$(echo "$tot" | sed -n 's/.* \([0-9]*\) checks.*/\1/p')
+	cp_errors=$((cp_errors + ${e:-1}))
+	cp_warnings=$((cp_warnings + ${w:-0}))
+	cp_checks=$((cp_checks + ${c:-0}))
+done
+if [ "$cp_errors" = 0 ] && [ "$cp_warnings" = 0 ]; then
+	pass checkpatch
+else
+	fail checkpatch "$cp_errors errors, $cp_warnings warnings ($out/checkpatch.log)"
+	grep -E ': (ERROR|WARNING):' "$out/checkpatch.log" | head -n 20
+fi
+echo "INFO checkpatch: $cp_errors errors, $cp_warnings warnings, $cp_checks checks"
+grep -E ': CHECK:' "$out/checkpatch.log" | sed 's/^/INFO   /' || true
+
+# --- bisect build -------------------------------------------------------
+bisect_ok=1
+for c in $(wt rev-list --reverse "$MK_BASE_BRANCH..$topic"); do
+	wt checkout -q --detach "$c"
+	if ! MK_KCONFIG_STRICT=0 "$MK_REPO/scripts/build.sh" host base \
+		multikernel kunit > "$out/bisect.log" 2>&1; then
+		fail bisect "$(wt log -1 --format='%h %s' "$c") does not build ($out/bisect.log)"
+		tail -n 20 "$out/bisect.log"
+		bisect_ok=0
+		break
+	fi
+done
+wt checkout -q "$MK_TOPIC_BRANCH"
+[ "$bisect_ok" = 1 ] && pass bisect
+
+# --- the host configuration at the tip ----------------------------------
+if ! "$MK_REPO/scripts/build.sh" host base multikernel kunit > "$out/host.log" 2>&1; then
+	fail kconfig_on "host build failed ($out/host.log)"
+	tail -n 20 "$out/host.log"
+else
+	pass kconfig_on
+fi
+
+# --- sparse -------------------------------------------------------------
+objs=()
+for f in "${cfiles[@]}"; do
+	case $f in arch/x86/*|kernel/*|mm/*|drivers/*) objs+=("${f%.c}.o") ;; esac
+done
+if [ ${#objs[@]} -gt 0 ]; then
+	make -s -C "$MK_WORKTREE" O="$MK_BUILD/host" C=2 CHECK=sparse \
+		"${objs[@]}" > "$out/sparse.log" 2>&1 || true
+	sed "s|^$MK_WORKTREE/||" "$out/sparse.log" | grep -E '^[^ ]+:[0-9]+:' |
+		only_added > "$out/sparse-new.log" || true
+	if [ -s "$out/sparse-new.log" ]; then
+		fail sparse "$(wc -l < "$out/sparse-new.log") warnings on added lines"
+		head -n 20 "$out/sparse-new.log"
+	else
+		pass sparse
+	fi
+fi
+
+# --- coccinelle ---------------------------------------------------------
+: > "$out/cocci.log"
+for f in "${cfiles[@]}"; do
+	for sp in "$MK_WORKTREE"/scripts/coccinelle/*/*.cocci; do
+		(cd "$MK_WORKTREE" && spatch -D report --no-show-diff \
+			--very-quiet --no-includes --include-headers \
+			--cocci-file "$sp" "$f" 2>/dev/null) >> "$out/cocci.log" || true
+	done
+done
+only_added < "$out/cocci.log" > "$out/cocci-new.log" || true
+if [ -s "$out/cocci-new.log" ]; then
+	fail coccinelle "$(wc -l < "$out/cocci-new.log") reports on added lines"
+	head -n 20 "$out/cocci-new.log"
+else
+	pass coccinelle
+fi
+
+# --- CONFIG_MULTIKERNEL=n -----------------------------------------------
+if ! "$MK_REPO/scripts/build.sh" nomk base > "$out/nomk.log" 2>&1; then
+	fail kconfig_off "CONFIG_MULTIKERNEL=n build failed ($out/nomk.log)"
+	tail -n 20 "$out/nomk.log"
+else
+	syms=$(grep -ciE 'multikernel|[^a-z_]mk_' "$MK_BUILD/nomk/System.map" || true)
+	secs=$(readelf -SW "$MK_BUILD/nomk/vmlinux" | grep -ci multikernel || true)
+	if grep -q '^CONFIG_MULTIKERNEL=y' "$MK_BUILD/nomk/.config"; then
+		fail kconfig_off "CONFIG_MULTIKERNEL is set in the nomk build"
+	elif [ "$syms" != 0 ] || [ "$secs" != 0 ]; then
+		fail kconfig_off "$syms multikernel symbols, $secs sections with it off"
+	else
+		pass kconfig_off
+	fi
+fi
+
+exit "$failed"

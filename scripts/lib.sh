@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0
+# Common paths and helpers, sourced by the other scripts.
+#
+# The kernel tree lives outside the repository: MK_WORKTREE (a git
+# repository holding the imported tarball and the topic branch) and
+# MK_BUILD (the O= build directories, one per configuration).
+
+MK_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+MK_WORKTREE=${MK_WORKTREE:-$(dirname "$MK_REPO")/$(basename "$MK_REPO")-linux}
+MK_BUILD=${MK_BUILD:-$MK_WORKTREE-build}
+MK_TARBALL=${MK_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+MK_BASE_BRANCH=base
+MK_TOPIC_BRANCH=topic
+
+# The import commit is made deterministic, so that the base-commit id in
+# exported patches only changes when the tarball does.
+MK_IMPORT_NAME="multikernel import"
+MK_IMPORT_EMAIL="import@multikernel.invalid"
+
+die() {
+	echo "error: $*" >&2
+	exit 1
+}
+
+info() {
+	echo ">> $*"
+}
+
+# git in the worktree
+wt() {
+	git -C "$MK_WORKTREE" "$@"
+}
+
+# Options shared by export and status, so both render the series the
+# same way.
+mk_format_patch() {
+	local out=$1 tip_date
+
+	# The cover letter carries the committer's date: take the newest
+	# patch's, so that the same branch always exports the same files.
+	tip_date=$(wt log -1 --format=%aD "$MK_TOPIC_BRANCH")
+	GIT_COMMITTER_DATE="$tip_date" wt format-patch --quiet --cover-letter --cover-from-description=auto \
+		--zero-commit --no-signature --base="$MK_BASE_BRANCH" \
+		-o "$out" "$MK_BASE_BRANCH..$MK_TOPIC_BRANCH"
+}

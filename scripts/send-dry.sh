@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make send-dry: write the series as mail files with b4 (b4 send -o DIR),
+# addressed as .b4-config says.  Nothing is sent.
+#
+# b4 needs a prep-enrolled branch; enrolling rewrites the branch, so a
+# throw-away copy of the topic branch is enrolled instead.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+out=$MK_BUILD/send-dry
+branch=b4-send-dry
+command -v b4 >/dev/null || die "b4 is missing (make deps)"
+[ -z "$(wt status --porcelain --untracked-files=no)" ] ||
+	die "commit the worktree's changes first"
+
+cp "$MK_REPO/.b4-config" "$MK_WORKTREE/.b4-config"
+trap 'rm -f "$MK_WORKTREE/.b4-config"; wt checkout -q "$MK_TOPIC_BRANCH"' EXIT
+wt config b4.prep-cover-strategy commit
+# Mail is written to files, never sent; b4 still wants an SMTP setting.
+wt config sendemail.smtpserver /bin/false
+wt branch -D "$branch" >/dev/null 2>&1 || true
+wt checkout -q -b "$branch" "$MK_TOPIC_BRANCH"
+(cd "$MK_WORKTREE" && b4 prep --enroll "$MK_BASE_BRANCH" >/dev/null)
+rm -rf "$out"
+mkdir -p "$out"
+# The cover letter is the topic branch's description (topic/0000-*).
+wt config "branch.$MK_TOPIC_BRANCH.description" > "$out.cover"
+printf '#!/bin/sh\ncp "%s" "$1"\n' "$out.cover" > "$out.editor"
+chmod +x "$out.editor"
+(cd "$MK_WORKTREE" && EDITOR="$out.editor" GIT_EDITOR="$out.editor" \
+	b4 prep --edit-cover >/dev/null)
+rm -f "$out.editor" "$out.cover"
+(cd "$MK_WORKTREE" && b4 send --no-sign -o "$out")
+info "$(ls "$out" | wc -l) mail files in $out"

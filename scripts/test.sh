@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make test: make check, then the QEMU tests, then one closing line
+# "N passed, M failed".  Exits non-zero on any failure.
+#
+#   host    CONFIG_MULTIKERNEL=y host: KUnit suite and the ABI from user space
+#   debug   the same with lockdep, DEBUG_LIST, DEBUG_OBJECTS, kmemleak
+#   nomk    CONFIG_MULTIKERNEL=n: nothing of it is there
+#   kexec   plain kexec, kexec_file, crash load/unload and kdump still work
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+logs=$MK_BUILD/logs
+results=$MK_BUILD/results
+mkdir -p "$logs"
+: > "$results"
+started=$(date +%s)
+
+# Run a step that prints PASS/FAIL lines; a step that fails without saying
+# why still counts as a failure.
+step() {
+	local name=$1 rc=0
+	shift
+	echo ">> $name"
+	"$@" > "$logs/$name.out" 2>&1 || rc=$?
+	grep -E '^(PASS|FAIL|INFO) ' "$logs/$name.out" | tee -a "$results" || true
+	if [ "$rc" != 0 ] && ! grep -q '^FAIL ' "$logs/$name.out"; then
+		echo "FAIL $name: exited $rc ($logs/$name.out)" | tee -a "$results"
+		tail -n 20 "$logs/$name.out"
+	fi
+}
+
+build() {
+	local name=$1
+	shift
+	if ! "$MK_REPO/scripts/build.sh" "$name" "$@" > "$logs/build-$name.log" 2>&1; then
+		echo "FAIL build:$name: ($logs/build-$name.log)" | tee -a "$results"
+		tail -n 20 "$logs/build-$name.log"
+		return 1
+	fi
+	echo "PASS build:$name" | tee -a "$results"
+}
+
+boot() {
+	local name=$1 kbuild=$2 cmdline=$3
+
+	"$MK_REPO/qemu/initramfs.sh" "$logs/$name.cpio" "$kbuild" \
+		"$MK_REPO/qemu/init/host.c"
+	MK_LOGDIR=$logs "$MK_REPO/qemu/run.sh" "$name" \
+		"$kbuild/arch/x86/boot/bzImage" "$logs/$name.cpio" "$cmdline"
+}
+
+pool="multikernel_pool=128M"
+
+step check "$MK_REPO/scripts/check.sh"
+if build host base multikernel kunit; then
+	MK_KUNIT_SUITE=multikernel step boot-host \
+		boot host "$MK_BUILD/host" "mktest=mk $pool"
+	step boot-kexec "$MK_REPO/qemu/kexec-compat.sh" "$MK_BUILD/host" "$logs"
+fi
+if build debug base multikernel kunit debug; then
+	MK_KUNIT_SUITE=multikernel MK_QEMU_TIMEOUT=300 step boot-debug \
+		boot debug "$MK_BUILD/debug" "mktest=mk $pool"
+fi
+if build nomk base; then
+	step boot-nomk boot nomk "$MK_BUILD/nomk" "mktest=nomk $pool"
+fi
+
+passed=$(grep -c '^PASS ' "$results" || true)
+failed=$(grep -c '^FAIL ' "$results" || true)
+echo
+grep '^FAIL ' "$results" || true
+echo "make test took $(( $(date +%s) - started )) s; logs in $logs"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
