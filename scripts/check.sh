@@ -44,6 +44,8 @@ only_added() {
 }
 
 # --- checkpatch ---------------------------------------------------------
+# spdxcheck.py wants Debian's python3 (python3-ply, python3-git).
+export PATH=/usr/bin:$PATH
 cp_errors=0 cp_warnings=0 cp_checks=0
 : > "$out/checkpatch.log"
 for p in "$MK_REPO"/topic/0*.patch; do
