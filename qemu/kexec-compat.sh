@@ -33,6 +33,7 @@ name=kexec
 kernel=$kbuild/arch/x86/boot/bzImage
 kexec_bin=/sbin/kexec
 log=$logdir/$name.log
+results=$logdir/$name.results
 cpio=$logdir/$name.cpio
 
 die() { echo "FAIL $name:setup: $*"; exit 1; }
@@ -99,9 +100,9 @@ fail() { echo "FAIL $name:$1: $2"; failed=1; }
 # nothing, so run.sh alone would not notice it).
 prev=0
 for check in stage2_reached stage3_reached crash_kernel_booted; do
-	n=$(grep -n -m1 "MKTEST: PASS $check\$" "$log" | cut -d: -f1 || true)
+	n=$(grep -n -m1 "MKTEST: PASS $check\$" "$results" | cut -d: -f1 || true)
 	if [ -z "$n" ]; then
-		fail "seen_$check" "no \"MKTEST: PASS $check\" in $log"
+		fail "seen_$check" "no \"MKTEST: PASS $check\" in $results"
 	elif [ "$n" -le "$prev" ]; then
 		fail "seen_$check" "\"MKTEST: PASS $check\" out of order (line $n)"
 	else

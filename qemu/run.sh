@@ -7,8 +7,9 @@
 #
 # Prints one line per check, "PASS NAME:check" or "FAIL NAME:check: why",
 # and exits non-zero if any failed.  The checks: the init's own MKTEST
-# results, its closing line, and a log free of BUG:, WARNING:, Oops, Call
-# Trace, lockdep reports and panics.
+# results and closing line, read from the third serial port (NAME.results),
+# and a console log (NAME.log) free of BUG:, WARNING:, Oops, Call Trace,
+# lockdep reports and panics.  The second serial port is left unconnected.
 #
 # Environment: MK_LOGDIR (where NAME.log goes), MK_QEMU_SMP (2),
 # MK_QEMU_MEM (1G), MK_QEMU_TIMEOUT (seconds, 180), MK_KUNIT_SUITE (a KUnit
@@ -20,6 +21,7 @@ set -euo pipefail
 name=$1 kernel=$2 initrd=$3 cmdline=$4
 logdir=${MK_LOGDIR:-/tmp/mk-logs}
 log=$logdir/$name.log
+results=$logdir/$name.results
 mkdir -p "$logdir"
 
 failed=0
@@ -31,13 +33,15 @@ set +e
 timeout --foreground "${MK_QEMU_TIMEOUT:-180}" \
 	qemu-system-x86_64 -accel tcg -cpu max -m "${MK_QEMU_MEM:-1G}" \
 		-smp "${MK_QEMU_SMP:-2}" -nographic -no-reboot \
-		-monitor none -serial "file:$log.raw" -display none \
+		-monitor none -display none -serial "file:$log.raw" \
+		-serial null -serial "file:$results.raw" \
 		-kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 $cmdline" </dev/null >/dev/null 2>&1
 rc=$?
 set -e
 tr -d '\r' < "$log.raw" > "$log"
-rm -f "$log.raw"
+tr -d '\r' < "$results.raw" > "$results" 2>/dev/null || : > "$results"
+rm -f "$log.raw" "$results.raw"
 secs=$(echo "$(date +%s.%N) - $start" | bc)
 [ "$rc" = 124 ] && fail boot "timed out after ${MK_QEMU_TIMEOUT:-180} s (log: $log)"
 
@@ -48,11 +52,11 @@ while IFS= read -r line; do
 	*"MKTEST: FAIL "*) rest=${line#*MKTEST: FAIL }
 		fail "${rest%%:*}" "${rest#*: }" ;;
 	esac
-done < "$log"
-if grep -q "MKTEST: DONE" "$log"; then
+done < "$results"
+if grep -q "MKTEST: DONE" "$results"; then
 	pass done
 else
-	fail done "the init did not finish (log: $log)"
+	fail done "the init did not finish (log: $log, results: $results)"
 fi
 
 if [ -n "${MK_KUNIT_SUITE:-}" ]; then

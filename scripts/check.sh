@@ -50,10 +50,10 @@ cp_errors=0 cp_warnings=0 cp_checks=0
 : > "$out/checkpatch.log"
 for p in "$MK_REPO"/topic/0*.patch; do
 	case $p in */0000-cover-letter.patch) continue ;; esac
-	res=$(cd "$MK_WORKTREE" && scripts/checkpatch.pl --strict --terse \
+	res=$(cd "$MK_WORKTREE" && scripts/checkpatch.pl --strict \
 		--show-types "$p" 2>&1 || true)
 	echo "$res" >> "$out/checkpatch.log"
-	tot=$(echo "$res" | grep -E '^total:' | tail -n 1)
+	tot=$(echo "$res" | grep -E '^total:' | tail -n 1 || true)
 	e=$(echo "$tot" | sed -n 's/.* \([0-9]*\) errors.*/\1/p')
 	w=$(echo "$tot" | sed -n 's/.* \([0-9]*\) warnings.*/\1/p')
 	c=$(echo "$tot" | sed -n 's/.* \([0-9]*\) checks.*/\1/p')
@@ -65,13 +65,14 @@ if [ "$cp_errors" = 0 ] && [ "$cp_warnings" = 0 ]; then
 	pass checkpatch
 else
 	fail checkpatch "$cp_errors errors, $cp_warnings warnings ($out/checkpatch.log)"
-	grep -E ': (ERROR|WARNING):' "$out/checkpatch.log" | head -n 20
+	grep -E '^(ERROR|WARNING):' "$out/checkpatch.log" | head -n 20
 fi
 echo "INFO checkpatch: $cp_errors errors, $cp_warnings warnings, $cp_checks checks"
-grep -E ': CHECK:' "$out/checkpatch.log" | sed 's/^/INFO   /' || true
+grep -E '^CHECK:' "$out/checkpatch.log" | sed 's/^/INFO   /' || true
 
 # --- bisect build -------------------------------------------------------
 bisect_ok=1
+trap 'wt checkout -q "$MK_TOPIC_BRANCH"' EXIT
 for c in $(wt rev-list --reverse "$MK_BASE_BRANCH..$topic"); do
 	wt checkout -q --detach "$c"
 	if ! MK_KCONFIG_STRICT=0 "$MK_REPO/scripts/build.sh" host base \
@@ -113,12 +114,10 @@ fi
 
 # --- coccinelle ---------------------------------------------------------
 : > "$out/cocci.log"
-for f in "${cfiles[@]}"; do
-	for sp in "$MK_WORKTREE"/scripts/coccinelle/*/*.cocci; do
-		(cd "$MK_WORKTREE" && spatch -D report --no-show-diff \
-			--very-quiet --no-includes --include-headers \
-			--cocci-file "$sp" "$f" 2>/dev/null) >> "$out/cocci.log" || true
-	done
+for sp in "$MK_WORKTREE"/scripts/coccinelle/*/*.cocci; do
+	(cd "$MK_WORKTREE" && spatch -D report --no-show-diff --very-quiet \
+		--no-includes --include-headers --cocci-file "$sp" \
+		"${cfiles[@]}" 2>/dev/null) >> "$out/cocci.log" || true
 done
 only_added < "$out/cocci.log" > "$out/cocci-new.log" || true
 if [ -s "$out/cocci-new.log" ]; then

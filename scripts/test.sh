@@ -4,8 +4,11 @@
 # make test: make check, then the QEMU tests, then one closing line
 # "N passed, M failed".  Exits non-zero on any failure.
 #
-#   host    CONFIG_MULTIKERNEL=y host: KUnit suite and the ABI from user space
-#   debug   the same with lockdep, DEBUG_LIST, DEBUG_OBJECTS, kmemleak
+#   host    CONFIG_MULTIKERNEL=y host: KUnit suite and the ABI from user space,
+#           on 4 CPUs whose APIC ids have a hole (0, 1, 2, 4)
+#   fixed   the pool and the shared area at fixed addresses
+#   nopool  CONFIG_MULTIKERNEL=y without a pool
+#   debug   as host, with lockdep, DEBUG_LIST, DEBUG_OBJECTS, kmemleak
 #   nomk    CONFIG_MULTIKERNEL=n: nothing of it is there
 #   kexec   plain kexec, kexec_file, crash load/unload and kdump still work
 set -euo pipefail
@@ -52,15 +55,22 @@ boot() {
 }
 
 pool="multikernel_pool=128M"
+# Two sockets of three cores, four present: APIC ids 0, 1, 2 and 4
+topology="4,sockets=2,cores=3,maxcpus=6"
 
 step check "$MK_REPO/scripts/check.sh"
 if build host base multikernel kunit; then
-	MK_KUNIT_SUITE=multikernel step boot-host \
+	MK_QEMU_SMP=$topology MK_KUNIT_SUITE=multikernel step boot-host \
 		boot host "$MK_BUILD/host" "mktest=mk $pool"
+	step boot-fixed boot fixed "$MK_BUILD/host" \
+		"mktest=fixed nokaslr multikernel_pool=64M@512M mk_shared_memory=0x30000000"
+	step boot-nopool boot nopool "$MK_BUILD/host" \
+		"mktest=nopool mk_shared_memory=0x30000000"
 	step boot-kexec "$MK_REPO/qemu/kexec-compat.sh" "$MK_BUILD/host" "$logs"
 fi
 if build debug base multikernel kunit debug; then
-	MK_KUNIT_SUITE=multikernel MK_QEMU_TIMEOUT=300 step boot-debug \
+	MK_QEMU_SMP=$topology MK_KUNIT_SUITE=multikernel \
+		MK_QEMU_TIMEOUT=300 step boot-debug \
 		boot debug "$MK_BUILD/debug" "mktest=mk $pool"
 fi
 if build nomk base; then
