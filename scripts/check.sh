@@ -3,6 +3,7 @@
 #
 # make check: the series as a maintainer would check it.
 #
+#   roundtrip   exporting the applied series gives topic/ back unchanged
 #   checkpatch  checkpatch.pl --strict on every patch: 0 errors, 0 warnings
 #   bisect      every patch builds (host configuration, incremental)
 #   sparse      no sparse warning on a line the series adds (C=2)
@@ -42,6 +43,14 @@ only_added() {
 	awk -F: 'NR == FNR { added[$0] = 1; next }
 		 ($1 ":" $2) in added' "$out/added-lines" -
 }
+
+# --- round trip: topic/ -> worktree -> topic/ gives the same files -------
+if "$MK_REPO/scripts/status.sh" > "$out/status.log" 2>&1; then
+	pass export_roundtrip
+else
+	fail export_roundtrip "exporting the worktree does not give topic/ back ($out/status.log)"
+	cat "$out/status.log"
+fi
 
 # --- checkpatch ---------------------------------------------------------
 # spdxcheck.py wants Debian's python3 (python3-ply, python3-git).

@@ -64,7 +64,9 @@ set_description() {
 	local cover=$1 desc
 
 	desc=$(awk '
-		/^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); subj = $0; next }
+		/^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); subj = $0; insubj = 1; next }
+		insubj && /^[ \t]/ { sub(/^[ \t]+/, " "); subj = subj $0; next }
+		{ insubj = 0 }
 		subj != "" && !body && /^$/ { body = 1; next }
 		body && /^[^ ].* \([0-9]+\):$/ { exit }
 		body { text = text $0 "\n" }
