@@ -9,7 +9,9 @@
 # and exits non-zero if any failed.  The checks: the init's own MKTEST
 # results and closing line, read from the third serial port (NAME.results),
 # and a console log (NAME.log) free of BUG:, WARNING:, Oops, Call Trace,
-# lockdep reports and panics.  The second serial port is left unconnected.
+# lockdep reports and panics.  The second serial port, where a multikernel
+# instance has its console, goes to NAME.ttyS1.log when MK_QEMU_TTYS1=1
+# (whoever asked for it judges it) and is left unconnected otherwise.
 #
 # Environment: MK_LOGDIR (where NAME.log goes), MK_QEMU_SMP (2),
 # MK_QEMU_MEM (1G), MK_QEMU_TIMEOUT (seconds, 180), MK_KUNIT_SUITE (a KUnit
@@ -24,6 +26,9 @@ log=$logdir/$name.log
 results=$logdir/$name.results
 mkdir -p "$logdir"
 
+serial1=null
+[ "${MK_QEMU_TTYS1:-0}" = 1 ] && serial1=file:$logdir/$name.ttyS1.raw
+
 failed=0
 pass() { echo "PASS $name:$1"; }
 fail() { echo "FAIL $name:$1: $2"; failed=1; }
@@ -34,13 +39,18 @@ timeout --foreground "${MK_QEMU_TIMEOUT:-180}" \
 	qemu-system-x86_64 -accel tcg -cpu max -m "${MK_QEMU_MEM:-1G}" \
 		-smp "${MK_QEMU_SMP:-2}" -nographic -no-reboot \
 		-monitor none -display none -serial "file:$log.raw" \
-		-serial null -serial "file:$results.raw" \
+		-serial "$serial1" -serial "file:$results.raw" \
 		-kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 $cmdline" </dev/null >/dev/null 2>&1
 rc=$?
 set -e
 tr -d '\r' < "$log.raw" > "$log"
 tr -d '\r' < "$results.raw" > "$results" 2>/dev/null || : > "$results"
+if [ "$serial1" != null ]; then
+	tr -d '\r' < "$logdir/$name.ttyS1.raw" > "$logdir/$name.ttyS1.log" 2>/dev/null ||
+		: > "$logdir/$name.ttyS1.log"
+	rm -f "$logdir/$name.ttyS1.raw"
+fi
 rm -f "$log.raw" "$results.raw"
 secs=$(echo "$(date +%s.%N) - $start" | bc)
 [ "$rc" = 124 ] && fail boot "timed out after ${MK_QEMU_TIMEOUT:-180} s (log: $log)"

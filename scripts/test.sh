@@ -11,6 +11,8 @@
 #   debug   as host, with lockdep, DEBUG_LIST, DEBUG_OBJECTS, kmemleak
 #   nomk    CONFIG_MULTIKERNEL=n: nothing of it is there
 #   kexec   plain kexec, kexec_file, crash load/unload and kdump still work
+#   spawn   end to end: the host starts its own bzImage on CPU 1 of three
+#           and both kernels run (qemu/spawn.sh)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -67,6 +69,7 @@ if build host base multikernel kunit; then
 	step boot-nopool boot nopool "$MK_BUILD/host" \
 		"mktest=nopool mk_shared_memory=0x30000000"
 	step boot-kexec "$MK_REPO/qemu/kexec-compat.sh" "$MK_BUILD/host" "$logs"
+	MK_LOGDIR=$logs step boot-spawn "$MK_REPO/qemu/spawn.sh" "$MK_BUILD/host"
 fi
 if build debug base multikernel kunit debug; then
 	MK_QEMU_SMP=$topology MK_KUNIT_SUITE=multikernel \

@@ -7,7 +7,6 @@
  *                 mk_shared_memory=0x30000000 (and nokaslr)
  *   mktest=nopool CONFIG_MULTIKERNEL=y without multikernel_pool=
  *   mktest=nomk   a CONFIG_MULTIKERNEL=n kernel: none of it is there
- *   mktest=demo   make demo: show what the host does, step by step
  *
  * Built static against the uapi headers of the tree under test.
  */
@@ -351,56 +350,6 @@ static void test_nomk(void)
 	EXPECT("reboot_command_refused", start(1, 1), EINVAL);
 }
 
-static void demo_show(const char *cmd, const char *path, const char *grep)
-{
-	char *text = mk_read_file(path), *line;
-
-	printf("$ %s\n", cmd);
-	if (!text) {
-		printf("  (cannot read %s)\n", path);
-		return;
-	}
-	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-		if (!grep || strstr(line, grep))
-			printf("  %s\n", line);
-}
-
-static void demo_step(const char *what, long ret)
-{
-	printf("DEMO: %s -> %s\n", what, ret ? strerror(errno) : "ok");
-}
-
-/* make demo: the host side as it stands, narrated on the console. */
-static void demo(void)
-{
-	printf("DEMO: a CONFIG_MULTIKERNEL host booted with multikernel_pool=128M\n");
-	demo_show("grep -i multikernel /proc/iomem", "/proc/iomem", "ultikernel");
-	if (find_pool()) {
-		printf("DEMO: no pool, nothing more to show\n");
-		return;
-	}
-	memset(payload, 0x5a, sizeof(payload));
-	printf("DEMO: load instance 1, a 2 MiB image, at the start of the pool\n");
-	demo_step("kexec_load(KEXEC_MULTIKERNEL | KEXEC_MULTIKERNEL_ID(1))",
-		  load_one(1, pool_start, 2 * SZ_1M, 0));
-	printf("DEMO: a second image over the first one is refused\n");
-	demo_step("kexec_load(... ID(2)) at pool + 1 MiB",
-		  load_one(2, pool_start + SZ_1M, 2 * SZ_1M, 0));
-	demo_show("cat /proc/multikernel", "/proc/multikernel", NULL);
-	printf("DEMO: take CPU 1 away from the host and start instance 1 there\n");
-	demo_step("echo 0 > /sys/devices/system/cpu/cpu1/online",
-		  mk_write_file("/sys/devices/system/cpu/cpu1/online", "0"));
-	demo_step("reboot(LINUX_REBOOT_CMD_MULTIKERNEL, {id 1, cpu 1})",
-		  start(1, 1));
-	printf("DEMO: (booting the CPU into the instance is the next step of the project)\n");
-	demo_step("echo 1 > /sys/devices/system/cpu/cpu1/online",
-		  mk_write_file("/sys/devices/system/cpu/cpu1/online", "1"));
-	printf("DEMO: inter-kernel messages (sent by the KUnit suite at boot) per CPU\n");
-	demo_show("grep MKI /proc/interrupts", "/proc/interrupts", "MKI");
-	demo_step("unload instance 1", unload(1));
-	demo_show("cat /proc/multikernel", "/proc/multikernel", NULL);
-}
-
 int main(void)
 {
 	const char *mode = getenv("mktest");
@@ -415,9 +364,7 @@ int main(void)
 		test_fixed();
 	else if (mode && !strcmp(mode, "nopool"))
 		test_nopool();
-	else if (mode && !strcmp(mode, "demo"))
-		demo();
 	else
-		mk_result("mode", 0, "boot with mktest=mk, fixed, nopool, nomk or demo");
+		mk_result("mode", 0, "boot with mktest=mk, fixed, nopool or nomk");
 	mk_done();
 }

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Init of the end-to-end test (qemu/spawn.sh): a host on three CPUs
+ * offlines CPU 1, loads its own bzImage there as instance 1 with the
+ * instance initramfs and the test's token on its command line, starts it,
+ * and checks that it keeps running well itself:
+ *
+ *   - the pattern it wrote into 64 MiB of its free RAM is intact;
+ *   - both its CPUs take timer interrupts and run its threads;
+ *   - cross-CPU calls (TLB shootdowns) still arrive;
+ *   - ttyS0 interrupts rise while it writes to the tty;
+ *   - onlining CPU 1, unloading the running instance and the other bad
+ *     requests are refused with their errno, among them a kernel that
+ *     cannot run as an instance (/bzImage-noinstance: the same bzImage
+ *     without XLF_MULTIKERNEL_INSTANCE).
+ *
+ * A line "MKSPAWN: started=S refused=R mem=LO-HI" on the results port
+ * gives qemu/spawn.sh the host's uptime when the instance started and when
+ * onlining its CPU was refused, and the instance's memory, so that it can
+ * judge the instance's own log.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <linux/kexec.h>
+#include <linux/multikernel.h>
+#include <linux/reboot.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "mktest.h"
+
+#define SZ_2M		0x200000UL
+#define PATTERN_SIZE	(64UL << 20)
+#define INSTANCE_MEM	"64M"
+#define INSTANCE_CPU	1
+#define OTHER_CPU	2
+
+static double uptime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Run the multikernel tool, shown as a command; its exit status, or -1 */
+static int tool(const char *const argv[])
+{
+	int i, status;
+	pid_t pid;
+
+	printf("$");
+	for (i = 0; argv[i]; i++)
+		printf(" %s", argv[i]);
+	printf("\n");
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		execv("/bin/multikernel", (char *const *)argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static long file_load_image(const char *path, unsigned int id, int cpu,
+			    unsigned long mem)
+{
+	struct multikernel_load_args args = {
+		.size = sizeof(args), .id = id, .cpu = cpu, .mem_size = mem,
+		.uarts = 1U << 1,
+	};
+	int fd = open(path, O_RDONLY);
+	long ret;
+
+	ret = syscall(SYS_kexec_file_load, fd, -1, sizeof(args), &args,
+		      KEXEC_FILE_MULTIKERNEL | KEXEC_FILE_NO_INITRAMFS);
+	close(fd);
+	return ret;
+}
+
+static long file_load(unsigned int id, int cpu, unsigned long mem)
+{
+	return file_load_image("/bzImage", id, cpu, mem);
+}
+
+static long file_unload(unsigned int id)
+{
+	struct multikernel_load_args args = { .size = sizeof(args), .id = id };
+
+	return syscall(SYS_kexec_file_load, -1, -1, sizeof(args), &args,
+		       KEXEC_FILE_MULTIKERNEL | KEXEC_FILE_UNLOAD);
+}
+
+static long start(unsigned int id, int cpu)
+{
+	struct multikernel_start_args args = {
+		.size = sizeof(args), .id = id, .cpu = cpu,
+	};
+
+	return syscall(SYS_reboot, LINUX_REBOOT_MAGIC1, LINUX_REBOOT_MAGIC2,
+		       LINUX_REBOOT_CMD_MULTIKERNEL, &args);
+}
+
+#define EXPECT(name, call, err) do {					\
+		long __r = (call);					\
+		mk_expect_errno(name, __r, errno, err);			\
+	} while (0)
+
+/*
+ * The count of /proc/interrupts line @label (such as "LOC:") on @cpu, or
+ * summed over all CPUs for @cpu < 0; -1 when there is no such line.
+ */
+static long irq_count(const char *label, int cpu)
+{
+	char *text = mk_read_file("/proc/interrupts"), *line, *save, *tok;
+	int col, cols[64], ncols = 0;
+	long sum = 0;
+
+	if (!text)
+		return -1;
+	line = strtok_r(text, "\n", &save);
+	for (tok = line; tok && (tok = strstr(tok, "CPU")); tok += 3)
+		if (ncols < 64)
+			cols[ncols++] = atoi(tok + 3);
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		char *p = line;
+
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, label, strlen(label)) ||
+		    (label[strlen(label) - 1] != ':' && p[strlen(label)] != ':'))
+			continue;
+		p = strchr(p, ':') + 1;
+		for (col = 0; col < ncols; col++) {
+			long v = strtol(p, &p, 10);
+
+			if (cpu < 0 || cols[col] == cpu)
+				sum += v;
+		}
+		return sum;
+	}
+	return -1;
+}
+
+/* The /proc/interrupts line that names @dev, summed over all CPUs */
+static long irq_count_of(const char *dev)
+{
+	char *text = mk_read_file("/proc/interrupts"), *line, *save;
+	char label[16];
+
+	if (!text)
+		return -1;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strstr(line, dev))
+			continue;
+		if (sscanf(line, " %15[^:]", label) != 1)
+			return -1;
+		return irq_count(label, -1);
+	}
+	return -1;
+}
+
+static volatile int stop_spinning;
+static volatile unsigned long spins_on_other_cpu;
+
+static void *spin_on_other_cpu(void *arg __attribute__((unused)))
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(OTHER_CPU, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return NULL;
+	while (!stop_spinning)
+		if (sched_getcpu() == OTHER_CPU)
+			spins_on_other_cpu++;
+	return NULL;
+}
+
+static void check_host_runs(void)
+{
+	long loc0 = irq_count("LOC:", 0), loc2 = irq_count("LOC:", OTHER_CPU);
+	long tlb = irq_count("TLB:", -1), tty = irq_count_of("ttyS0");
+	char buf[2048];
+	pthread_t thread;
+	cpu_set_t set;
+	int i, fd;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	if (pthread_create(&thread, NULL, spin_on_other_cpu, NULL)) {
+		mk_result("host_threads", 0, "pthread_create: %s",
+			  strerror(errno));
+		return;
+	}
+	/* Unmapping what both CPUs may cache sends shootdowns to CPU 2 */
+	for (i = 0; i < 2000; i++) {
+		char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			break;
+		p[0] = 1;
+		munmap(p, 4096);
+	}
+	memset(buf, '.', sizeof(buf) - 1);
+	buf[sizeof(buf) - 1] = '\n';
+	fd = open("/dev/ttyS0", O_WRONLY | O_NOCTTY);
+	if (fd >= 0) {
+		if (write(fd, buf, sizeof(buf)) < 0)
+			perror("write /dev/ttyS0");
+		close(fd);
+	}
+	sleep(1);
+	stop_spinning = 1;
+	pthread_join(thread, NULL);
+
+	mk_result("host_cpu0_timer", irq_count("LOC:", 0) > loc0,
+		  "CPU 0 took no timer interrupt (LOC %ld)", loc0);
+	mk_result("host_cpu2_timer", irq_count("LOC:", OTHER_CPU) > loc2,
+		  "CPU 2 took no timer interrupt (LOC %ld)", loc2);
+	mk_result("host_cpu2_schedules", spins_on_other_cpu > 0,
+		  "a thread pinned to CPU 2 never ran there");
+	mk_result("host_cross_cpu_calls", irq_count("TLB:", -1) > tlb,
+		  "no TLB shootdown arrived (TLB %ld)", tlb);
+	mk_result("host_ttyS0_interrupts", irq_count_of("ttyS0") > tty,
+		  "ttyS0's interrupt count stayed at %ld", tty);
+}
+
+/* The instance's memory range from /proc/multikernel */
+static int instance_range(unsigned int id, unsigned long *lo,
+			  unsigned long *hi)
+{
+	char *text = mk_read_file("/proc/multikernel"), *line, *save;
+
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned int lid;
+
+		if (sscanf(line, "%u", &lid) == 1 && lid == id &&
+		    sscanf(strrchr(line, ' ') + 1, "0x%lx-0x%lx", lo, hi) == 2)
+			return 0;
+	}
+	return -1;
+}
+
+int main(void)
+{
+	const char *token = getenv("mktoken");
+	char append[128], *pattern;
+	unsigned long lo = 0, hi = 0, i;
+	double started = 0, refused = 0;
+	uint32_t x = 2463534242U;
+	int ok;
+
+	mk_mount_basics();
+	printf("MKTEST: START end-to-end spawn test\n");
+	if (!token) {
+		mk_result("token", 0, "boot with mktoken=VALUE");
+		mk_done();
+	}
+
+	printf("$ echo 0 > /sys/devices/system/cpu/cpu1/online\n");
+	mk_result("offline_cpu1",
+		  !mk_write_file("/sys/devices/system/cpu/cpu1/online", "0"),
+		  "cannot take CPU 1 offline: %s", strerror(errno));
+
+	/* A pattern in free RAM, checked after the instance ran */
+	pattern = mmap(NULL, PATTERN_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (pattern == MAP_FAILED) {
+		mk_result("pattern_fill", 0, "mmap: %s", strerror(errno));
+		mk_done();
+	}
+	for (i = 0; i < PATTERN_SIZE / 4; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		((uint32_t *)pattern)[i] = x;
+	}
+
+	snprintf(append, sizeof(append), "mktoken=%s", token);
+	ok = tool((const char *const[]){ "multikernel", "load", "--id", "1",
+		  "--cpu", "1", "--mem", INSTANCE_MEM, "--initrd",
+		  "/instance.cpio", "--append", append, "/bzImage", NULL });
+	mk_result("tool_load", ok == 0, "multikernel load exited %d", ok);
+	mk_result("instance_range", !instance_range(1, &lo, &hi),
+		  "instance 1 is not in /proc/multikernel");
+
+	/* Bad requests before the start */
+	EXPECT("load_beyond_pool", file_load(2, 2, 1UL << 40), EADDRNOTAVAIL);
+	EXPECT("load_same_id", file_load(1, 2, SZ_2M * 16), EEXIST);
+	EXPECT("load_kernel_without_instance_support",
+	       file_load_image("/bzImage-noinstance", 2, 2, SZ_2M * 16),
+	       ENOEXEC);
+	EXPECT("load_on_host_cpu", file_load(2, OTHER_CPU, SZ_2M * 16), 0);
+	EXPECT("start_on_host_cpu", start(2, OTHER_CPU), EBUSY);
+	EXPECT("start_on_wrong_cpu", start(2, INSTANCE_CPU), EINVAL);
+	EXPECT("unload_loaded", file_unload(2), 0);
+	{
+		static char page[4096];
+		struct kexec_segment seg = {
+			.buf = page, .bufsz = sizeof(page),
+			.mem = (void *)(lo + SZ_2M), .memsz = sizeof(page),
+		};
+
+		EXPECT("load_overlapping",
+		       syscall(SYS_kexec_load, lo + SZ_2M, 1, &seg,
+			       KEXEC_MULTIKERNEL | KEXEC_MULTIKERNEL_ID(3)),
+		       EBUSY);
+	}
+
+	started = uptime();
+	ok = tool((const char *const[]){ "multikernel", "start", "--id", "1",
+		  "--cpu", "1", NULL });
+	mk_result("tool_start", ok == 0, "multikernel start exited %d", ok);
+	tool((const char *const[]){ "multikernel", "list", NULL });
+
+	/* Let the instance boot while the host goes on */
+	sleep(4);
+	check_host_runs();
+
+	EXPECT("start_running", start(1, INSTANCE_CPU), EBUSY);
+	EXPECT("unload_running", file_unload(1), EBUSY);
+	refused = uptime();
+	printf("$ echo 1 > /sys/devices/system/cpu/cpu1/online\n");
+	mk_result("online_refused",
+		  mk_write_file("/sys/devices/system/cpu/cpu1/online", "1") &&
+		  errno == EBUSY, "onlining CPU 1: %s", strerror(errno));
+
+	x = 2463534242U;
+	for (i = 0; i < PATTERN_SIZE / 4; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		if (((uint32_t *)pattern)[i] != x)
+			break;
+	}
+	mk_result("pattern_intact", i == PATTERN_SIZE / 4,
+		  "the host's RAM changed at offset %#lx", i * 4);
+
+	mk_report("MKSPAWN: started=%.2f refused=%.2f mem=%#lx-%#lx\n",
+		  started, refused, lo, hi);
+	/* The instance's ticks must go on after the refusal */
+	sleep(3);
+	mk_done();
+}

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The end-to-end test: a second kernel runs on CPU 1 while the host runs on.
+#
+#   qemu/spawn.sh KBUILD_DIR [NAME]
+#
+# QEMU gets three CPUs and the pool; the host (qemu/init/spawn.c) offlines
+# CPU 1 and starts its own bzImage there as instance 1, with the instance
+# initramfs (qemu/init/instance.c) and a random token on its command line.
+# The host's checks come back through qemu/run.sh; this script then judges
+# the instance's console, the second serial port:
+#
+#   - the instance kernel's banner, and its init printing the token;
+#   - its e820 map: its chunk below 1 MiB and its part of the pool, no more,
+#     and MemTotal within them;
+#   - its tick sequence going on after the host was refused CPU 1;
+#   - no warning, oops or panic.
+#
+# Environment: MK_LOGDIR, MK_WORKTREE (for tools/multikernel), and
+# MK_SPAWN_DEMO=1 to print both consoles, labelled, for make demo.
+set -euo pipefail
+. "$(dirname "$0")/../scripts/lib.sh"
+
+[ $# -ge 1 ] || { echo "usage: $0 KBUILD_DIR [NAME]" >&2; exit 2; }
+kbuild=$1 name=${2:-spawn}
+logdir=${MK_LOGDIR:-/tmp/mk-logs}
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$logdir"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+failed=0
+pass() { echo "PASS $name:$1"; }
+fail() { echo "FAIL $name:$1: $2"; failed=1; }
+
+gcc -static -O2 -Wall -Wextra -Werror -I "$kbuild/usr/include" \
+	-o "$work/multikernel" "$MK_WORKTREE/tools/multikernel/multikernel.c"
+"$here/initramfs.sh" "$work/instance.cpio" "$kbuild" "$here/init/instance.c"
+# The same bzImage as a kernel without CONFIG_MULTIKERNEL_INSTANCE: clear
+# XLF_MULTIKERNEL_INSTANCE (bit 15 of xloadflags at 0x236)
+cp "$kbuild/arch/x86/boot/bzImage" "$work/bzImage-noinstance"
+hi=$(od -An -tu1 -j $((0x237)) -N1 "$work/bzImage-noinstance" | tr -d ' ')
+printf "\\$(printf '%03o' $((hi & 0x7f)))" |
+	dd of="$work/bzImage-noinstance" bs=1 seek=$((0x237)) conv=notrunc status=none
+"$here/initramfs.sh" "$logdir/$name.cpio" "$kbuild" "$here/init/spawn.c" \
+	"dir /bin 0755 0 0" \
+	"file /bin/multikernel $work/multikernel 0755 0 0" \
+	"file /bzImage $kbuild/arch/x86/boot/bzImage 0644 0 0" \
+	"file /bzImage-noinstance $work/bzImage-noinstance 0644 0 0" \
+	"file /instance.cpio $work/instance.cpio 0644 0 0"
+
+token=$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
+rc=0
+MK_QEMU_SMP=3 MK_QEMU_TTYS1=1 MK_LOGDIR=$logdir "$here/run.sh" "$name" \
+	"$kbuild/arch/x86/boot/bzImage" "$logdir/$name.cpio" \
+	"mktoken=$token multikernel_pool=128M" || rc=$?
+[ "$rc" = 0 ] || failed=1
+
+ilog=$logdir/$name.ttyS1.log
+results=$logdir/$name.results
+
+if grep -q "^\(\[[ 0-9.]*\] \)\?Linux version" "$ilog"; then
+	pass instance_banner
+else
+	fail instance_banner "no kernel banner on the second serial port ($ilog)"
+fi
+if grep -q "MKINSTANCE: token=$token\$" "$ilog"; then
+	pass instance_token
+else
+	fail instance_token "the instance's init did not print token $token"
+fi
+
+# The host's view: when it started the instance, when it was refused
+# CPU 1, and the instance's memory
+spawn=$(grep -o 'MKSPAWN: .*' "$results" | head -n 1 || true)
+started=$(sed -n 's/.*started=\([0-9.]*\).*/\1/p' <<< "$spawn")
+refused=$(sed -n 's/.*refused=\([0-9.]*\).*/\1/p' <<< "$spawn")
+mem_lo=$(sed -n 's/.*mem=\(0x[0-9a-f]*\)-.*/\1/p' <<< "$spawn")
+mem_hi=$(sed -n 's/.*mem=0x[0-9a-f]*-\(0x[0-9a-f]*\).*/\1/p' <<< "$spawn")
+
+# e820: one chunk below 1 MiB, one range inside the instance's memory
+e820=$(grep -o 'BIOS-e820: \[mem 0x[0-9a-f]*-0x[0-9a-f]*\] [a-z]*' "$ilog" || true)
+if [ -z "$spawn" ] || [ -z "$e820" ]; then
+	fail instance_e820 "no e820 map in the instance's log or no MKSPAWN line"
+else
+	low=0 high=0 bad=
+	while read -r _ _ range type; do
+		s=${range%-*} e=${range#*-}
+		e=${e%]}
+		if [ "$type" != usable ]; then
+			bad+=" $range $type"
+		elif (( e < 0x100000 )); then
+			low=$((low + 1))
+		elif (( s >= mem_lo && e <= mem_hi )); then
+			high=$((high + 1))
+		else
+			bad+=" $range"
+		fi
+	done <<< "$e820"
+	if [ -z "$bad" ] && [ "$low" = 1 ] && [ "$high" = 1 ]; then
+		pass instance_e820
+	else
+		fail instance_e820 "want one range below 1 MiB and one in $mem_lo-$mem_hi, got $low and $high;$bad"
+	fi
+fi
+memtotal=$(sed -n 's/.*MKINSTANCE: MemTotal=\([0-9]*\) kB.*/\1/p' "$ilog" | head -n 1)
+if [ -n "$memtotal" ] && [ -n "$mem_lo" ] &&
+   [ "$memtotal" -gt 0 ] &&
+   [ $((memtotal * 1024)) -le $((mem_hi - mem_lo + 1 + 0x10000)) ]; then
+	pass instance_memtotal
+else
+	fail instance_memtotal "MemTotal ${memtotal:-?} kB is not within the instance's memory $mem_lo-$mem_hi"
+fi
+
+# Ticks: the instance's uptime counts from its own start, after the host's
+# "started", so a tick at uptime U happened after host time started + U.
+last=$(sed -n 's/.*MKINSTANCE: tick [0-9]* uptime=\([0-9.]*\).*/\1/p' "$ilog" | tail -n 1)
+if [ -n "$last" ] && [ -n "$refused" ] &&
+   awk -v s="$started" -v r="$refused" -v u="$last" 'BEGIN { exit !(s + u > r + 1) }'; then
+	pass instance_ticks_after_refusal
+else
+	fail instance_ticks_after_refusal "last tick at instance uptime ${last:-none}; host started it at ${started:-?} s and was refused CPU 1 at ${refused:-?} s"
+fi
+
+bad_re='BUG:|WARNING:|Oops|Call Trace|Kernel panic|general protection fault'
+hits=$(grep -E "$bad_re" "$ilog" | head -n 3 || true)
+if [ -z "$hits" ]; then
+	pass instance_log_clean
+else
+	fail instance_log_clean "$(echo "$hits" | tr '\n' ' ')"
+fi
+
+if [ "${MK_SPAWN_DEMO:-0}" = 1 ]; then
+	echo "===== host console (ttyS0): $logdir/$name.log"
+	sed 's/^/host     | /' "$logdir/$name.log"
+	echo "===== instance console (ttyS1): $ilog"
+	sed 's/^/instance | /' "$ilog"
+fi
+exit "$failed"
