@@ -7,6 +7,10 @@
 #   scripts/rebase.sh            import if needed, (re)apply topic/
 #   MK_FORCE=1 scripts/rebase.sh also when the worktree has unexported work
 #
+# MK_TARBALL names another kernel tarball (any compression tar reads) and
+# MK_TARBALL_VERSION its version, which is otherwise the installed
+# linux-source-6.12 package's.
+#
 # Idempotent: an import that is already there is reused.  When Debian moves
 # 6.12.x, the new tarball becomes a new base commit and every patch is
 # reported as applied, applied with 3-way, or failed.
@@ -22,6 +26,10 @@ ensure_tarball() {
 }
 
 tarball_version() {
+	if [ -n "${MK_TARBALL_VERSION:-}" ]; then
+		echo "$MK_TARBALL_VERSION"
+		return
+	fi
 	dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null ||
 		stat -c %Y "$MK_TARBALL"
 }
@@ -43,7 +51,7 @@ import_tarball() {
 	wt rm -rq --cached . 2>/dev/null || true
 	find "$MK_WORKTREE" -mindepth 1 -maxdepth 1 ! -name .git \
 		-exec rm -rf {} +
-	tar -xJf "$MK_TARBALL" -C "$MK_WORKTREE" --strip-components=1
+	tar -xf "$MK_TARBALL" -C "$MK_WORKTREE" --strip-components=1
 	# Debian's top-level .gitignore ends in "/*": force-add everything.
 	wt add -f -A .
 	GIT_AUTHOR_NAME="$MK_IMPORT_NAME" GIT_AUTHOR_EMAIL="$MK_IMPORT_EMAIL" \
