@@ -8,7 +8,8 @@
 #           on 4 CPUs whose APIC ids have a hole (0, 1, 2, 4)
 #   fixed   the pool and the shared area at fixed addresses
 #   nopool  CONFIG_MULTIKERNEL=y without a pool
-#   debug   as host, with lockdep, DEBUG_LIST, DEBUG_OBJECTS, kmemleak
+#   debug   as host, with lockdep, DEBUG_LIST, DEBUG_OBJECTS, kmemleak, and
+#           the spawn test on that kernel
 #   nomk    CONFIG_MULTIKERNEL=n: nothing of it is there
 #   kexec   plain kexec, kexec_file, crash load/unload and kdump still work
 #   spawn   end to end: the host starts its own bzImage on CPU 1 of three
@@ -75,6 +76,8 @@ if build debug base multikernel kunit debug; then
 	MK_QEMU_SMP=$topology MK_KUNIT_SUITE=multikernel \
 		MK_QEMU_TIMEOUT=300 step boot-debug \
 		boot debug "$MK_BUILD/debug" "mktest=mk $pool"
+	MK_LOGDIR=$logs MK_QEMU_TIMEOUT=300 step boot-spawn-debug \
+		"$MK_REPO/qemu/spawn.sh" "$MK_BUILD/debug" spawn-debug
 fi
 if build nomk base; then
 	step boot-nomk boot nomk "$MK_BUILD/nomk" "mktest=nomk $pool"
