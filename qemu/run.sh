@@ -11,7 +11,8 @@
 # and a console log (NAME.log) free of BUG:, WARNING:, Oops, Call Trace,
 # lockdep reports and panics.  The second serial port, where a multikernel
 # instance has its console, goes to NAME.ttyS1.log when MK_QEMU_TTYS1=1
-# (whoever asked for it judges it) and is left unconnected otherwise.
+# (checked for the same kernel errors; whoever asked for it judges the
+# rest) and is left unconnected otherwise.
 #
 # Environment: MK_LOGDIR (where NAME.log goes), MK_QEMU_SMP (2),
 # MK_QEMU_MEM (1G), MK_QEMU_TIMEOUT (seconds, 180), MK_KUNIT_SUITE (a KUnit
@@ -90,6 +91,16 @@ if [ -z "$hits" ]; then
 	pass log_clean
 else
 	fail log_clean "$(echo "$hits" | tr '\n' ' ')"
+fi
+
+# The instance's console, judged by the same rule
+if [ "$serial1" != null ]; then
+	hits=$(grep -E "$bad" "$logdir/$name.ttyS1.log" | head -n 3 || true)
+	if [ -z "$hits" ]; then
+		pass instance_log_clean
+	else
+		fail instance_log_clean "$(echo "$hits" | tr '\n' ' ')"
+	fi
 fi
 
 echo "INFO $name: $(printf '%.1f' "$secs") s, log $log"
