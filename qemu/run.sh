@@ -17,7 +17,11 @@
 # Environment: MK_LOGDIR (where NAME.log goes), MK_QEMU_SMP (2),
 # MK_QEMU_MEM (1G), MK_QEMU_TIMEOUT (seconds, 180), MK_KUNIT_SUITE (a KUnit
 # suite that must pass), MK_LOG_ALLOW (an extended regex of log lines that
-# are expected, such as a deliberate panic).
+# are expected, such as a deliberate panic), MK_QEMU_IOTRACE (a vCPU
+# number: NAME.iotrace gets that vCPU's port and MMIO accesses, every
+# vCPU's writes to the local APIC's interrupt command register, and every
+# write to port 0x80, where a test's init can leave markers; lines as
+# QEMU's memory_region_ops_{read,write} trace events print them).
 set -euo pipefail
 
 [ $# -eq 4 ] || { echo "usage: $0 NAME KERNEL INITRAMFS CMDLINE" >&2; exit 2; }
@@ -29,6 +33,20 @@ mkdir -p "$logdir"
 
 serial1=null
 [ "${MK_QEMU_TTYS1:-0}" = 1 ] && serial1=file:$logdir/$name.ttyS1.raw
+
+# Device accesses, filtered as QEMU writes them: the whole trace of a
+# boot is a few gigabytes.
+trace=()
+if [ -n "${MK_QEMU_IOTRACE:-}" ]; then
+	fifo=$(mktemp -u "$logdir/$name.fifo.XXXXXX")
+	mkfifo "$fifo"
+	awk -v cpu="$MK_QEMU_IOTRACE" '
+		$3 == cpu || ($1 == "memory_region_ops_write" &&
+		($7 == "0x80" || $7 == "0xfee00300" || $7 == "0xfee00310"))
+	' < "$fifo" > "$logdir/$name.iotrace" &
+	tracer=$!
+	trace=(-trace 'memory_region_ops_*' -D "$fifo")
+fi
 
 failed=0
 pass() { echo "PASS $name:$1"; }
@@ -42,9 +60,18 @@ timeout --foreground "${MK_QEMU_TIMEOUT:-180}" \
 		-monitor none -display none -serial "file:$log.raw" \
 		-serial "$serial1" -serial "file:$results.raw" \
 		-kernel "$kernel" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 $cmdline" </dev/null >/dev/null 2>&1
+		-append "console=ttyS0 panic=-1 $cmdline" "${trace[@]}" \
+		</dev/null >/dev/null 2>&1
 rc=$?
 set -e
+if [ -n "${MK_QEMU_IOTRACE:-}" ]; then
+	# Unblock the filter if QEMU died before it opened the FIFO
+	if kill -0 "$tracer" 2>/dev/null; then
+		timeout 5 sh -c ': > "$1"' sh "$fifo" || true
+	fi
+	wait "$tracer" || fail iotrace "filtering QEMU's trace failed"
+	rm -f "$fifo"
+fi
 tr -d '\r' < "$log.raw" > "$log"
 tr -d '\r' < "$results.raw" > "$results" 2>/dev/null || : > "$results"
 if [ "$serial1" != null ]; then

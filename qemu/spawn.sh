@@ -51,7 +51,7 @@ printf "\\$(printf '%03o' $((hi & 0x7f)))" |
 
 token=$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
 rc=0
-MK_QEMU_SMP=3 MK_QEMU_TTYS1=1 MK_LOGDIR=$logdir "$here/run.sh" "$name" \
+MK_QEMU_SMP=3 MK_QEMU_TTYS1=1 MK_QEMU_IOTRACE=1 MK_LOGDIR=$logdir "$here/run.sh" "$name" \
 	"$kbuild/arch/x86/boot/bzImage" "$logdir/$name.cpio" \
 	"mktoken=$token multikernel_pool=128M" || rc=$?
 [ "$rc" = 0 ] || failed=1
@@ -121,5 +121,87 @@ if [ -n "$last" ] && [ -n "$refused" ] &&
 else
 	fail instance_ticks_after_refusal "last tick at instance uptime ${last:-none}; host started it at ${started:-?} s and was refused CPU 1 at ${refused:-?} s"
 fi
+
+# Device accesses, from QEMU's trace (qemu/run.sh, MK_QEMU_IOTRACE=1).
+# The host's init writes 0x4d, 0x4b to port 0x80 once CPU 1 is offline;
+# from then on CPU 1 is the instance's.  It may touch its own local APIC
+# and its UART (COM2, 0x2f8-0x2ff), nothing else: not the 8259s, the PIT,
+# the IO-APIC, HPET, RTC/CMOS, i8042, PCI configuration space or COM1.  Its
+# IPIs must stay on its own CPU, and the host may send the instance's
+# APIC id nothing but the INIT and STARTUP of the start.
+iotrace=$logdir/$name.iotrace
+audit=$(awk -v me=1 -v q="'" '
+	function hex(s,   i, v) {
+		v = 0
+		s = tolower(substr(s, 3))
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v
+	}
+	function bad(what) {
+		if (!(what in seen))
+			order[n++] = what
+		seen[what]++
+	}
+	# An ICR write by CPU c: the high half names the destination, the
+	# low half sends
+	function icr(c, addr, value,   lo, mode, shorthand, dest) {
+		if (addr == "0xfee00310") {
+			high[c] = int(hex(value) / 16777216)
+			return
+		}
+		lo = hex(value)
+		mode = int(lo / 256) % 8
+		shorthand = int(lo / 262144) % 4
+		dest = high[c]
+		if (c == me) {
+			if (shorthand == 2 || shorthand == 3 ||
+			    (shorthand == 0 && dest != me))
+				bad("instance IPI to APIC " dest " (ICR " value ")")
+		} else if (shorthand == 2 || shorthand == 3) {
+			bad("host CPU " c " broadcast IPI (ICR " value ")")
+		} else if (shorthand == 0 && dest == me) {
+			if (mode == 5 || mode == 6)
+				wakeups++
+			else
+				bad("host CPU " c " IPI to the instance (ICR " value ")")
+		}
+	}
+	$1 == "memory_region_ops_write" && $7 == "0x80" && $3 != me {
+		if ($9 == "0x4d")
+			half = 1
+		else if (half && $9 == "0x4b")
+			armed = 1
+		else
+			half = 0
+		next
+	}
+	!armed { next }
+	$1 == "memory_region_ops_write" &&
+	($7 == "0xfee00300" || $7 == "0xfee00310") {
+		icr($3, $7, $9)
+		next
+	}
+	$3 != me { next }
+	$13 == q "apic-msi" q && $7 ~ /^0xfee00[0-3][0-9a-f][0-9a-f]$/ { lapic++; next }
+	$13 == q "serial" q && $7 ~ /^0x2f[89a-f]$/ { uart++; next }
+	{ bad($13 " at " $7) }
+	END {
+		printf "armed=%d lapic=%d uart=%d wakeups=%d bad=%d", \
+			armed, lapic, uart, wakeups, n
+		for (i = 0; i < n; i++)
+			printf "; %s x%d", order[i], seen[order[i]]
+		printf "\n"
+	}' "$iotrace" 2>&1 || true)
+echo "INFO $name: device accesses: $audit"
+case $audit in
+"armed=1 "*" bad=0")
+	if grep -Eq ' (lapic|uart|wakeups)=0 ' <<< "$audit"; then
+		fail instance_devices "the trace missed the instance's APIC, UART or start: $audit"
+	else
+		pass instance_devices
+	fi ;;
+*) fail instance_devices "$audit" ;;
+esac
 
 exit "$failed"

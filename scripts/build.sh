@@ -33,9 +33,12 @@ kmake() {
 	make -s -C "$MK_WORKTREE" O="$out" CC="$cc" -j"${MK_JOBS:-$(nproc)}" "$@"
 }
 
-# Reconfigure only when a fragment or the tree's Kconfig files changed.
+# Reconfigure only when a fragment or the tree's Kconfig files changed
+# (not on every commit: the bisect build would pay half a minute for each).
 stamp=$out/.mk-config-stamp
-want=$(cat "${frags[@]}" | sha1sum | cut -c1-40)-$(wt rev-parse HEAD)
+want=$({ cat "${frags[@]}"
+	 wt ls-files -s -- '*Kconfig*' 'kernel/configs/*' 'arch/x86/configs/*'
+       } | sha1sum | cut -c1-40)
 if [ ! -f "$out/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	kmake tinyconfig >/dev/null
 	(cd "$out" && KCONFIG_CONFIG=.config \
