@@ -16,8 +16,9 @@
 #
 # Environment: MK_LOGDIR (where NAME.log goes), MK_QEMU_SMP (2),
 # MK_QEMU_MEM (1G), MK_QEMU_TIMEOUT (seconds, 180), MK_KUNIT_SUITE (a KUnit
-# suite that must pass), MK_LOG_ALLOW (an extended regex of log lines that
-# are expected, such as a deliberate panic), MK_QEMU_IOTRACE (a vCPU
+# suite that must pass), MK_EXPECT_PANIC (the text of a deliberate panic:
+# it must appear exactly once on the console, and a "Call Trace:" is
+# allowed only within the five lines after it), MK_QEMU_IOTRACE (a vCPU
 # number: NAME.iotrace gets that vCPU's port and MMIO accesses, every
 # vCPU's writes to the local APIC's interrupt command register, and every
 # write to port 0x80, where a test's init can leave markers; lines as
@@ -109,15 +110,24 @@ if [ -n "${MK_KUNIT_SUITE:-}" ]; then
 fi
 
 bad='BUG:|WARNING:|Oops|Call Trace|Kernel panic|possible (circular|recursive) locking|suspicious RCU usage|UBSAN:|general protection fault|suspected memory leak'
-if [ -n "${MK_LOG_ALLOW:-}" ]; then
-	hits=$(grep -E "$bad" "$log" | grep -Ev "$MK_LOG_ALLOW" | head -n 3 || true)
-else
-	hits=$(grep -E "$bad" "$log" | head -n 3 || true)
-fi
+panic=${MK_EXPECT_PANIC:-}
+hits=$(awk -v bad="$bad" -v p="$panic" '
+	p != "" && index($0, "Kernel panic - not syncing: " p) { since = 0; seen = 1; next }
+	{ since++ }
+	/Call Trace:/ && seen && since <= 5 { next }
+	$0 ~ bad { print NR ": " $0 }' "$log" | head -n 3)
 if [ -z "$hits" ]; then
 	pass log_clean
 else
 	fail log_clean "$(echo "$hits" | tr '\n' ' ')"
+fi
+if [ -n "$panic" ]; then
+	panics=$(grep -cF "Kernel panic - not syncing: $panic" "$log" || true)
+	if [ "$panics" = 1 ]; then
+		pass expected_panic
+	else
+		fail expected_panic "$panics \"Kernel panic - not syncing: $panic\" lines, expected 1"
+	fi
 fi
 
 # The instance's console, judged by the same rule

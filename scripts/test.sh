@@ -13,7 +13,9 @@
 #   nomk    CONFIG_MULTIKERNEL=n: nothing of it is there
 #   kexec   plain kexec, kexec_file, crash load/unload and kdump still work
 #   spawn   end to end: the host starts its own bzImage on CPU 1 of three
-#           and both kernels run (qemu/spawn.sh)
+#           and both kernels run, each on its own devices (qemu/spawn.sh);
+#           then again with the host panicking into kdump under the
+#           running instance
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -71,6 +73,8 @@ if build host base multikernel kunit; then
 		"mktest=nopool mk_shared_memory=0x30000000"
 	step boot-kexec "$MK_REPO/qemu/kexec-compat.sh" "$MK_BUILD/host" "$logs"
 	MK_LOGDIR=$logs step boot-spawn "$MK_REPO/qemu/spawn.sh" "$MK_BUILD/host"
+	MK_LOGDIR=$logs step boot-spawn-kdump "$MK_REPO/qemu/spawn.sh" \
+		"$MK_BUILD/host" spawn-kdump kdump
 fi
 if build debug base multikernel kunit debug; then
 	MK_QEMU_SMP=$topology MK_KUNIT_SUITE=multikernel \

@@ -7,6 +7,10 @@
  *   MKINSTANCE: MemTotal=N kB    from /proc/meminfo
  *   MKINSTANCE: cpus=N           CPUs online in the instance
  *   MKINSTANCE: tick N uptime=S  every 200 ms, forever
+ *
+ * Booted as a crash kernel (qemu/spawn.sh's kdump mode), its console is
+ * the first serial port, and mkpoweroff=N powers the machine off N
+ * seconds after the init started.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +22,7 @@
 
 int main(void)
 {
-	const char *token = getenv("mktoken");
+	const char *token = getenv("mktoken"), *off = getenv("mkpoweroff");
 	char *meminfo, *p;
 	struct timespec ts;
 	unsigned long n;
@@ -39,5 +43,7 @@ int main(void)
 		printf("MKINSTANCE: tick %lu uptime=%ld.%02ld\n", n,
 		       (long)ts.tv_sec, ts.tv_nsec / 10000000);
 		usleep(200000);
+		if (off && n >= 5UL * strtoul(off, NULL, 10))
+			reboot(RB_POWER_OFF);
 	}
 }

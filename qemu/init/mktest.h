@@ -116,11 +116,17 @@ static void mk_mount_basics(void)
 		       strerror(errno));
 }
 
-/* Print the closing line and leave: QEMU runs with -no-reboot. */
-static void __attribute__((noreturn)) mk_done(void)
+/* Print the closing line */
+static void mk_finish(void)
 {
 	mk_report("MKTEST: DONE %d passed, %d failed\n", mk_passed, mk_failed);
 	sync();
+}
+
+/* Print the closing line and leave: QEMU runs with -no-reboot. */
+static void __attribute__((noreturn)) mk_done(void)
+{
+	mk_finish();
 	reboot(RB_AUTOBOOT);
 	for (;;)
 		pause();

@@ -18,6 +18,11 @@
  * gives qemu/spawn.sh the host's uptime when the instance started and when
  * onlining its CPU was refused, and the instance's memory, so that it can
  * judge the instance's own log.
+ *
+ * With mkspawn=kdump the host dies instead: it loads a crash kernel (its
+ * own bzImage with the instance's init, which powers the machine off a
+ * few seconds after it is up), starts the instance, reports
+ * "MKSPAWN: started=S panic=P mem=LO-HI" and panics through sysrq.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -26,6 +31,7 @@
 #include <linux/reboot.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/io.h>
 #include <sys/mman.h>
@@ -99,6 +105,24 @@ static long file_load_image(const char *path, unsigned int id, int cpu,
 	ret = syscall(SYS_kexec_file_load, fd, -1, sizeof(args), &args,
 		      KEXEC_FILE_MULTIKERNEL | KEXEC_FILE_NO_INITRAMFS);
 	close(fd);
+	return ret;
+}
+
+/* The crash kernel of the kdump mode: the instance's init on ttyS0 */
+static long load_crash_kernel(const char *token)
+{
+	int kfd = open("/bzImage", O_RDONLY);
+	int ifd = open("/instance.cpio", O_RDONLY);
+	char cmdline[192];
+	long ret;
+
+	snprintf(cmdline, sizeof(cmdline),
+		 "console=ttyS0 nr_cpus=1 irqpoll reset_devices panic=-1 mktoken=crash-%s mkpoweroff=4",
+		 token);
+	ret = syscall(SYS_kexec_file_load, kfd, ifd, strlen(cmdline) + 1,
+		      cmdline, KEXEC_FILE_ON_CRASH);
+	close(kfd);
+	close(ifd);
 	return ret;
 }
 
@@ -272,7 +296,8 @@ static int instance_range(unsigned int id, unsigned long *lo,
 
 int main(void)
 {
-	const char *token = getenv("mktoken");
+	const char *token = getenv("mktoken"), *mode = getenv("mkspawn");
+	bool kdump = mode && !strcmp(mode, "kdump");
 	char append[128], *pattern;
 	unsigned long lo = 0, hi = 0, i;
 	double started = 0, refused = 0;
@@ -291,6 +316,8 @@ int main(void)
 		  !mk_write_file("/sys/devices/system/cpu/cpu1/online", "0"),
 		  "cannot take CPU 1 offline: %s", strerror(errno));
 	trace_marker();
+	if (kdump)
+		EXPECT("load_crash_kernel", load_crash_kernel(token), 0);
 
 	/* A pattern in free RAM, checked after the instance ran */
 	pattern = mmap(NULL, PATTERN_SIZE, PROT_READ | PROT_WRITE,
@@ -313,6 +340,9 @@ int main(void)
 	mk_result("tool_load", ok == 0, "multikernel load exited %d", ok);
 	mk_result("instance_range", !instance_range(1, &lo, &hi),
 		  "instance 1 is not in /proc/multikernel");
+
+	if (kdump)
+		goto start;
 
 	/* Bad requests before the start */
 	EXPECT("load_beyond_pool", file_load(2, 2, 1UL << 40), EADDRNOTAVAIL);
@@ -337,6 +367,7 @@ int main(void)
 		       EBUSY);
 	}
 
+start:
 	started = uptime();
 	ok = tool((const char *const[]){ "multikernel", "start", "--id", "1",
 		  "--cpu", "1", NULL });
@@ -345,6 +376,15 @@ int main(void)
 
 	/* Let the instance boot while the host goes on */
 	sleep(4);
+	if (kdump) {
+		mk_report("MKSPAWN: started=%.2f panic=%.2f mem=%#lx-%#lx\n",
+			  started, uptime(), lo, hi);
+		mk_finish();
+		printf("$ echo c > /proc/sysrq-trigger\n");
+		mk_write_file("/proc/sysrq-trigger", "c");
+		for (;;)
+			pause();
+	}
 	check_host_runs();
 
 	EXPECT("start_running", start(1, INSTANCE_CPU), EBUSY);
