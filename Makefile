@@ -6,12 +6,13 @@
 
 SHELL := /bin/bash
 
-.PHONY: help deps rebase export status build check test demo send-dry
+.PHONY: help deps rebase export status build check test demo bench send-dry
 
 help:
 	@echo "make demo      build the multikernel host and show it in QEMU"
 	@echo "make test      make check, then every QEMU test; 'N passed, M failed'"
 	@echo "make check     checkpatch, bisect build, sparse, coccinelle, Kconfig on/off"
+	@echo "make bench     spawn an instance against a cold QEMU boot (figures)"
 	@echo "make rebase    import the Debian 6.12 tarball, apply topic/"
 	@echo "make export    write the worktree's topic branch back into topic/"
 	@echo "make status    does topic/ hold all the worktree's work?"
@@ -40,6 +41,9 @@ test: rebase
 
 demo: rebase
 	@scripts/demo.sh
+
+bench: rebase
+	@scripts/bench.sh
 
 send-dry: rebase
 	@scripts/send-dry.sh

@@ -3,10 +3,11 @@
 #
 # The end-to-end test: a second kernel runs on CPU 1 while the host runs on.
 #
-#   qemu/spawn.sh KBUILD_DIR [NAME [kdump]]
+#   qemu/spawn.sh [--kdump | --bench] [--instance KBUILD_DIR] KBUILD_DIR [NAME]
 #
 # QEMU gets three CPUs and the pool; the host (qemu/init/spawn.c) offlines
-# CPU 1 and starts its own bzImage there as instance 1, with the instance
+# CPU 1 and starts its own bzImage there as instance 1, or the bzImage of
+# --instance (a kernel built only to be an instance), with the instance
 # initramfs (qemu/init/instance.c) and a random token on its command line.
 # The host's checks come back through qemu/run.sh; this script then judges
 # the instance's console, the second serial port:
@@ -19,22 +20,37 @@
 #   - the devices it touched, and the interrupts the host sent it, from
 #     QEMU's trace (see below).
 #
-# In kdump mode the host panics with a crash kernel loaded once the
+# With --kdump the host panics with a crash kernel loaded once the
 # instance runs: the crash kernel must come up, and the instance must go
 # on running through the panic and the crash kernel's boot, untouched.
 #
-# Environment: MK_LOGDIR, MK_WORKTREE (for tools/multikernel).
+# --bench tests nothing: it hands the same kernels and initramfs images to
+# qemu/bench.py, which times spawns against cold boots (make bench).
+#
+# Environment: MK_LOGDIR, MK_WORKTREE (for tools/multikernel), MK_BENCH_RUNS
+# (5).
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 
-[ $# -ge 1 ] || { echo "usage: $0 KBUILD_DIR [NAME]" >&2; exit 2; }
-kbuild=$1 name=${2:-spawn} mode=${3:-normal}
-case $mode in
-normal) extra= ;;
-kdump)	extra="mkspawn=kdump crashkernel=128M"
-	export MK_EXPECT_PANIC='sysrq triggered crash' ;;
-*)	echo "$0: unknown mode $mode" >&2; exit 2 ;;
-esac
+usage() {
+	echo "usage: $0 [--kdump | --bench] [--instance KBUILD_DIR] KBUILD_DIR [NAME]" >&2
+	exit 2
+}
+mode=normal extra= ikbuild=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kdump) mode=kdump extra="mkspawn=kdump crashkernel=128M"
+		export MK_EXPECT_PANIC='sysrq triggered crash' ;;
+	--bench) mode=bench ;;
+	--instance) [ $# -ge 2 ] || usage; ikbuild=$2; shift ;;
+	-*) usage ;;
+	*) break ;;
+	esac
+	shift
+done
+[ $# -ge 1 ] && [ $# -le 2 ] || usage
+kbuild=$1 name=${2:-spawn}
+ikbuild=${ikbuild:-$kbuild}
 logdir=${MK_LOGDIR:-/tmp/mk-logs}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$logdir"
@@ -47,8 +63,8 @@ fail() { echo "FAIL $name:$1: $2"; failed=1; }
 
 gcc -static -O2 -Wall -Wextra -Werror -I "$kbuild/usr/include" \
 	-o "$work/multikernel" "$MK_WORKTREE/tools/multikernel/multikernel.c"
-"$here/initramfs.sh" "$work/instance.cpio" "$kbuild" "$here/init/instance.c"
-# The same bzImage as a kernel without CONFIG_MULTIKERNEL_INSTANCE: clear
+"$here/initramfs.sh" "$work/instance.cpio" "$ikbuild" "$here/init/instance.c"
+# The host's bzImage as a kernel without CONFIG_MULTIKERNEL_INSTANCE: clear
 # XLF_MULTIKERNEL_INSTANCE (bit 15 of xloadflags at 0x236)
 cp "$kbuild/arch/x86/boot/bzImage" "$work/bzImage-noinstance"
 hi=$(od -An -tu1 -j $((0x237)) -N1 "$work/bzImage-noinstance" | tr -d ' ')
@@ -57,9 +73,17 @@ printf "\\$(printf '%03o' $((hi & 0x7f)))" |
 "$here/initramfs.sh" "$logdir/$name.cpio" "$kbuild" "$here/init/spawn.c" \
 	"dir /bin 0755 0 0" \
 	"file /bin/multikernel $work/multikernel 0755 0 0" \
-	"file /bzImage $kbuild/arch/x86/boot/bzImage 0644 0 0" \
+	"file /bzImage $ikbuild/arch/x86/boot/bzImage 0644 0 0" \
 	"file /bzImage-noinstance $work/bzImage-noinstance 0644 0 0" \
-	"file /instance.cpio $work/instance.cpio 0644 0 0"
+	"file /instance.cpio $work/instance.cpio 0644 0 0" \
+	"file /bzImage-host $kbuild/arch/x86/boot/bzImage 0644 0 0"
+
+if [ "$mode" = bench ]; then
+	python3 "$here/bench.py" --runs "${MK_BENCH_RUNS:-5}" \
+		"$kbuild/arch/x86/boot/bzImage" "$logdir/$name.cpio" \
+		"$ikbuild/arch/x86/boot/bzImage" "$work/instance.cpio"
+	exit 0
+fi
 
 token=$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
 rc=0

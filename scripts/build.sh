@@ -6,8 +6,9 @@
 #   scripts/build.sh NAME FRAGMENT...    ->  $MK_BUILD/NAME/arch/x86/boot/bzImage
 #
 # The configuration is tinyconfig with the kconfig/ fragments merged on top;
-# every option a fragment asks for must survive olddefconfig (unless
-# MK_KCONFIG_STRICT=0, for bisecting patches that predate an option).
+# every option the fragments ask for (the last fragment that names one
+# wins) must survive olddefconfig, unless MK_KCONFIG_STRICT=0 (for
+# bisecting patches that predate an option).
 # Builds are incremental and go through ccache.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -45,6 +46,13 @@ if [ ! -f "$out/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 		"$MK_WORKTREE/scripts/kconfig/merge_config.sh" -m -O "$out" \
 		.config "${frags[@]}" >/dev/null)
 	kmake olddefconfig >/dev/null
+	# What the fragments ask for, the last one to name an option winning
+	wanted=$(awk '
+		/^CONFIG_[A-Za-z0-9_]+=/ { o = $0; sub(/=.*/, "", o) }
+		/^# CONFIG_[A-Za-z0-9_]+ is not set/ { o = $2 }
+		o != "" { if (!(o in want)) order[n++] = o; want[o] = $0; o = "" }
+		END { for (i = 0; i < n; i++) print want[order[i]] }
+	' "${frags[@]}")
 	missing=0
 	while IFS= read -r line; do
 		case $line in
@@ -56,7 +64,7 @@ if [ ! -f "$out/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 			! grep -q "^$opt=" "$out/.config" ||
 				{ echo "kconfig: $opt is set" >&2; missing=1; } ;;
 		esac
-	done < <(cat "${frags[@]}")
+	done <<< "$wanted"
 	[ "$missing" = 0 ] || [ "${MK_KCONFIG_STRICT:-1}" = 0 ] || die "configuration $name is not what kconfig/ asks for"
 	echo "$want" > "$stamp"
 fi

@@ -12,10 +12,10 @@
 #           the spawn test on that kernel
 #   nomk    CONFIG_MULTIKERNEL=n: nothing of it is there
 #   kexec   plain kexec, kexec_file, crash load/unload and kdump still work
-#   spawn   end to end: the host starts its own bzImage on CPU 1 of three
-#           and both kernels run, each on its own devices (qemu/spawn.sh);
-#           then again with the host panicking into kdump under the
-#           running instance
+#   spawn   end to end: the host starts a kernel built only to be an
+#           instance (kconfig/instance.config) on CPU 1 of three, and both
+#           run, each on its own devices (qemu/spawn.sh); then the host
+#           starts its own bzImage and panics into kdump under it
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -72,9 +72,15 @@ if build host base multikernel kunit; then
 	step boot-nopool boot nopool "$MK_BUILD/host" \
 		"mktest=nopool mk_shared_memory=0x30000000"
 	step boot-kexec "$MK_REPO/qemu/kexec-compat.sh" "$MK_BUILD/host" "$logs"
-	MK_LOGDIR=$logs step boot-spawn "$MK_REPO/qemu/spawn.sh" "$MK_BUILD/host"
+	if build instance base instance; then
+		kib() { echo $(( $(stat -c %s "$1/arch/x86/boot/bzImage") / 1024 )); }
+		echo "INFO instance kernel: bzImage $(kib "$MK_BUILD/instance") KiB, host $(kib "$MK_BUILD/host") KiB" |
+			tee -a "$results"
+		MK_LOGDIR=$logs step boot-spawn "$MK_REPO/qemu/spawn.sh" \
+			--instance "$MK_BUILD/instance" "$MK_BUILD/host"
+	fi
 	MK_LOGDIR=$logs step boot-spawn-kdump "$MK_REPO/qemu/spawn.sh" \
-		"$MK_BUILD/host" spawn-kdump kdump
+		--kdump "$MK_BUILD/host" spawn-kdump
 fi
 if build debug base multikernel kunit debug; then
 	MK_QEMU_SMP=$topology MK_KUNIT_SUITE=multikernel \

@@ -11,7 +11,7 @@
  *   - ttyS0 interrupts rise while it writes to the tty;
  *   - onlining CPU 1, unloading the running instance and the other bad
  *     requests are refused with their errno, among them a kernel that
- *     cannot run as an instance (/bzImage-noinstance: the same bzImage
+ *     cannot run as an instance (/bzImage-noinstance: the host's bzImage
  *     without XLF_MULTIKERNEL_INSTANCE).
  *
  * A line "MKSPAWN: started=S refused=R mem=LO-HI" on the results port
@@ -20,9 +20,11 @@
  * judge the instance's own log.
  *
  * With mkspawn=kdump the host dies instead: it loads a crash kernel (its
- * own bzImage with the instance's init, which powers the machine off a
- * few seconds after it is up), starts the instance, reports
- * "MKSPAWN: started=S panic=P mem=LO-HI" and panics through sysrq.
+ * own bzImage, /bzImage-host, with the instance's init, which powers the
+ * machine off a few seconds after it is up), starts the instance, reports
+ * "MKSPAWN: started=S panic=P mem=LO-HI" and panics through sysrq.  With
+ * mkspawn=bench it only loads and starts the instance, then idles while
+ * qemu/bench.py times the instance's boot.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -108,10 +110,10 @@ static long file_load_image(const char *path, unsigned int id, int cpu,
 	return ret;
 }
 
-/* The crash kernel of the kdump mode: the instance's init on ttyS0 */
+/* The crash kernel of the kdump mode: the host's, the instance's init */
 static long load_crash_kernel(const char *token)
 {
-	int kfd = open("/bzImage", O_RDONLY);
+	int kfd = open("/bzImage-host", O_RDONLY);
 	int ifd = open("/instance.cpio", O_RDONLY);
 	char cmdline[192];
 	long ret;
@@ -298,6 +300,7 @@ int main(void)
 {
 	const char *token = getenv("mktoken"), *mode = getenv("mkspawn");
 	bool kdump = mode && !strcmp(mode, "kdump");
+	bool bench = mode && !strcmp(mode, "bench");
 	char append[128], *pattern;
 	unsigned long lo = 0, hi = 0, i;
 	double started = 0, refused = 0;
@@ -341,7 +344,7 @@ int main(void)
 	mk_result("instance_range", !instance_range(1, &lo, &hi),
 		  "instance 1 is not in /proc/multikernel");
 
-	if (kdump)
+	if (kdump || bench)
 		goto start;
 
 	/* Bad requests before the start */
@@ -373,6 +376,10 @@ start:
 		  "--cpu", "1", NULL });
 	mk_result("tool_start", ok == 0, "multikernel start exited %d", ok);
 	tool((const char *const[]){ "multikernel", "list", NULL });
+
+	/* qemu/bench.py times the instance's boot and stops the machine */
+	while (bench)
+		pause();
 
 	/* Let the instance boot while the host goes on */
 	sleep(4);

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Spawn time of an instance against a cold QEMU boot of the same kernel.
+
+    qemu/bench.py --runs N HOST_BZIMAGE SPAWN_CPIO INSTANCE_BZIMAGE INSTANCE_CPIO
+
+Run by qemu/spawn.sh --bench, which builds the initramfs images.  Each
+round boots two machines, one after the other, and stamps every serial
+line on this side as it arrives:
+
+  cold   QEMU with one CPU and the instance's memory boots the instance
+         kernel and initramfs itself: from QEMU's start to the init's
+         "MKINSTANCE: token=" line on ttyS0.  SeaBIOS's "Booting from ROM"
+         and the kernel's "Linux version" (earlyprintk=serial) split that
+         into firmware, loading and decompressing, and the kernel's boot.
+  spawn  the host (qemu/init/spawn.c with mkspawn=bench) loads the same
+         kernel and initramfs as instance 1 and starts it: from the
+         host's "$ multikernel start" line on ttyS0 to the instance's
+         "Linux version" and "MKINSTANCE: token=" lines on ttyS1.
+
+Prints each round, then the medians and their ratio.  A figure, not a
+test: nothing here passes or fails but a boot that never gets there.
+"""
+import argparse
+import os
+import selectors
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+MARKER = b"MKINSTANCE: token="
+TIMEOUT = 120
+
+
+def boot(args, ports, want):
+    """Run QEMU with serial ports on sockets, the first ones named in
+    @ports; return the time of QEMU's start and, for each (port, text) of
+    @want, when the text arrived."""
+    tmp = tempfile.mkdtemp(prefix="mk-bench-")
+    sel = selectors.DefaultSelector()
+    listeners, serial = [], []
+    for i in range(ports):
+        path = os.path.join(tmp, "ttyS%d" % i)
+        ls = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        ls.bind(path)
+        ls.listen(1)
+        listeners.append(ls)
+        serial += ["-chardev", "socket,id=s%d,path=%s" % (i, path),
+                   "-serial", "chardev:s%d" % i]
+    qemu = ["qemu-system-x86_64", "-accel", "tcg", "-cpu", "max",
+            "-nographic", "-no-reboot", "-monitor", "none",
+            "-display", "none"] + serial + args
+    t0 = time.monotonic()
+    proc = subprocess.Popen(qemu, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    conns = []
+    for i, ls in enumerate(listeners):
+        ls.settimeout(30)
+        conn, _ = ls.accept()
+        conn.setblocking(False)
+        sel.register(conn, selectors.EVENT_READ, i)
+        conns.append(conn)
+    seen, buf = {}, [b""] * ports
+    try:
+        while len(seen) < len(want):
+            if time.monotonic() - t0 > TIMEOUT:
+                raise RuntimeError("no %r after %d s" %
+                                   ([w for w in want if w not in seen],
+                                    TIMEOUT))
+            for key, _ in sel.select(timeout=1):
+                data = key.fileobj.recv(65536)
+                now = time.monotonic()
+                if not data:
+                    sel.unregister(key.fileobj)
+                    continue
+                # Texts are looked for as they arrive, not at the end of
+                # their line: SeaBIOS ends its last one with no newline.
+                port = key.data
+                buf[port] += data
+                for w in want:
+                    if w[0] == port and w not in seen and w[1] in buf[port]:
+                        seen[w] = now
+                buf[port] = buf[port][buf[port].rfind(b"\n") + 1:]
+    finally:
+        proc.kill()
+        proc.wait()
+        for s in conns + listeners:
+            s.close()
+        for i in range(ports):
+            os.unlink(os.path.join(tmp, "ttyS%d" % i))
+        os.rmdir(tmp)
+    return t0, seen
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("host_bzimage")
+    ap.add_argument("spawn_cpio")
+    ap.add_argument("instance_bzimage")
+    ap.add_argument("instance_cpio")
+    a = ap.parse_args()
+
+    rom, banner = b"Booting from ROM", b"Linux version"
+    start = b"$ multikernel start"
+    cold, cold_fw, cold_kernel, spawn, spawn_kernel = [], [], [], [], []
+    for n in range(a.runs):
+        t0, seen = boot(["-smp", "1", "-m", "64M",
+                         "-kernel", a.instance_bzimage,
+                         "-initrd", a.instance_cpio, "-append",
+                         "console=ttyS0 earlyprintk=serial mktoken=cold"],
+                        1, [(0, rom), (0, banner), (0, MARKER)])
+        cold.append(seen[(0, MARKER)] - t0)
+        cold_fw.append(seen[(0, rom)] - t0)
+        cold_kernel.append(seen[(0, banner)] - t0)
+
+        _, seen = boot(["-smp", "3", "-m", "1G",
+                        "-kernel", a.host_bzimage, "-initrd", a.spawn_cpio,
+                        "-append", "console=ttyS0 panic=-1 mkspawn=bench "
+                        "mktoken=spawn multikernel_pool=128M"],
+                       3, [(0, start), (1, banner), (1, MARKER)])
+        spawn.append(seen[(1, MARKER)] - seen[(0, start)])
+        spawn_kernel.append(seen[(1, banner)] - seen[(0, start)])
+        print("round %d: cold boot %.2f s (firmware %.2f s, kernel banner "
+              "at %.2f s); spawn %.2f s (kernel banner at %.2f s)" %
+              (n + 1, cold[-1], cold_fw[-1], cold_kernel[-1], spawn[-1],
+               spawn_kernel[-1]), flush=True)
+
+    med = statistics.median
+    print("median of %d rounds: cold boot to init %.2f s: firmware %.2f s "
+          "(SeaBIOS, option ROMs), then %.2f s to the kernel banner "
+          "(loading, decompressing); spawn to init %.2f s, %.2f s to the "
+          "kernel banner" % (a.runs, med(cold), med(cold_fw),
+                             med(cold_kernel) - med(cold_fw), med(spawn),
+                             med(spawn_kernel)))
+    print("spawn/cold ratio: %.2f (goal <= 0.50)" % (med(spawn) / med(cold)))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except (RuntimeError, OSError) as e:
+        print("bench: %s" % e, file=sys.stderr)
+        sys.exit(1)

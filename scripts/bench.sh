@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: how long an instance takes from the host's start command to
+# its init, against a cold QEMU boot of the same kernel and initramfs
+# (qemu/bench.py; medians of MK_BENCH_RUNS rounds, 5 by default).  Prints
+# figures; asserts nothing.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+info "building the host and the instance kernel (incremental)"
+"$MK_REPO/scripts/build.sh" host base multikernel kunit >/dev/null
+"$MK_REPO/scripts/build.sh" instance base instance >/dev/null
+MK_LOGDIR=$MK_BUILD/bench "$MK_REPO/qemu/spawn.sh" --bench \
+	--instance "$MK_BUILD/instance" "$MK_BUILD/host" bench
