@@ -73,8 +73,8 @@ if build host base multikernel kunit; then
 		"mktest=nopool mk_shared_memory=0x30000000"
 	step boot-kexec "$MK_REPO/qemu/kexec-compat.sh" "$MK_BUILD/host" "$logs"
 	if build instance base instance; then
-		kib() { echo $(( $(stat -c %s "$1/arch/x86/boot/bzImage") / 1024 )); }
-		echo "INFO instance kernel: bzImage $(kib "$MK_BUILD/instance") KiB, host $(kib "$MK_BUILD/host") KiB" |
+		kib() { size "$1/vmlinux" | awk 'NR == 2 { print int($4 / 1024) }'; }
+		echo "INFO instance kernel: $(kib "$MK_BUILD/instance") KiB (text, data, bss), host $(kib "$MK_BUILD/host") KiB" |
 			tee -a "$results"
 		MK_LOGDIR=$logs step boot-spawn "$MK_REPO/qemu/spawn.sh" \
 			--instance "$MK_BUILD/instance" "$MK_BUILD/host"
