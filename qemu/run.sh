@@ -18,11 +18,12 @@
 # MK_QEMU_MEM (1G), MK_QEMU_TIMEOUT (seconds, 180), MK_KUNIT_SUITE (a KUnit
 # suite that must pass), MK_EXPECT_PANIC (the text of a deliberate panic:
 # it must appear exactly once on the console, and a "Call Trace:" is
-# allowed only within the five lines after it), MK_QEMU_IOTRACE (a vCPU
+# allowed only within the five kernel lines after it), MK_QEMU_IOTRACE (a vCPU
 # number: NAME.iotrace gets that vCPU's port and MMIO accesses, every
-# vCPU's writes to the local APIC's interrupt command register, and every
-# write to port 0x80, where a test's init can leave markers; lines as
-# QEMU's memory_region_ops_{read,write} trace events print them).
+# write to the local APICs' page (interrupt commands, MSIs, IO-APIC
+# messages) by any vCPU or device, and every write to port 0x80, where a
+# test's init can leave markers; lines as QEMU's
+# memory_region_ops_{read,write} trace events print them).
 set -euo pipefail
 
 [ $# -eq 4 ] || { echo "usage: $0 NAME KERNEL INITRAMFS CMDLINE" >&2; exit 2; }
@@ -43,7 +44,7 @@ if [ -n "${MK_QEMU_IOTRACE:-}" ]; then
 	mkfifo "$fifo"
 	awk -v cpu="$MK_QEMU_IOTRACE" '
 		$3 == cpu || ($1 == "memory_region_ops_write" &&
-		($7 == "0x80" || $7 == "0xfee00300" || $7 == "0xfee00310"))
+		($7 == "0x80" || $7 ~ /^0xfee/))
 	' < "$fifo" > "$logdir/$name.iotrace" &
 	tracer=$!
 	trace=(-trace 'memory_region_ops_*' -D "$fifo")
@@ -113,7 +114,7 @@ bad='BUG:|WARNING:|Oops|Call Trace|Kernel panic|possible (circular|recursive) lo
 panic=${MK_EXPECT_PANIC:-}
 hits=$(awk -v bad="$bad" -v p="$panic" '
 	p != "" && index($0, "Kernel panic - not syncing: " p) { since = 0; seen = 1; next }
-	{ since++ }
+	/^\[ *[0-9]+\.[0-9]+\] / { since++ }
 	/Call Trace:/ && seen && since <= 5 { next }
 	$0 ~ bad { print NR ": " $0 }' "$log" | head -n 3)
 if [ -z "$hits" ]; then

@@ -50,18 +50,19 @@
 #define OTHER_CPU	2
 
 /*
- * Tell qemu/spawn.sh's trace of device accesses that CPU 1 is no longer
- * the host's: from here on, what it touches is the instance's doing.  Port
- * 0x80 is the POST port; nothing listens.
+ * Mark qemu/spawn.sh's trace of device accesses: 'K' once CPU 1 is no
+ * longer the host's (from then on what it touches is the instance's
+ * doing), 'S' once the start call returned (from then on the host must
+ * not even INIT it).  Port 0x80 is the POST port; nothing listens.
  */
-static void trace_marker(void)
+static void trace_marker(char what)
 {
 	if (ioperm(0x80, 1, 1)) {
 		mk_result("trace_marker", 0, "ioperm: %s", strerror(errno));
 		return;
 	}
-	outb(0x4d, 0x80);
-	outb(0x4b, 0x80);
+	outb('M', 0x80);
+	outb(what, 0x80);
 	ioperm(0x80, 1, 0);
 }
 
@@ -110,7 +111,10 @@ static long file_load_image(const char *path, unsigned int id, int cpu,
 	return ret;
 }
 
-/* The crash kernel of the kdump mode: the host's, the instance's init */
+/*
+ * The crash kernel of the kdump mode: the host's, the instance's init.
+ * nr_cpus=1 keeps it off the instance's CPU.
+ */
 static long load_crash_kernel(const char *token)
 {
 	int kfd = open("/bzImage-host", O_RDONLY);
@@ -279,6 +283,32 @@ static void check_host_runs(void)
 		  "ttyS0's interrupt count stayed at %ld", tty);
 }
 
+/*
+ * The KUnit suite multikernel_loaded, run now that instances 1 and 2 are
+ * loaded: the host can read their memory and not write it.
+ */
+static void check_loaded_read_only(void)
+{
+	const char *dir = "/sys/kernel/debug/kunit/multikernel_loaded";
+	char path[128], *res;
+
+	mkdir("/sys/kernel/debug", 0755);
+	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	snprintf(path, sizeof(path), "%s/run", dir);
+	if (mk_write_file(path, "1")) {
+		mk_result("host_maps_instances_read_only", 0, "%s: %s", path,
+			  strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/results", dir);
+	res = mk_read_file(path);
+	mk_result("host_maps_instances_read_only",
+		  res && strstr(res, "ok 1 mk_test_loaded_read_only\n") &&
+		  strstr(res, " 2 loaded instances read-only") &&
+		  !strstr(res, "not ok") && !strstr(res, "SKIP"),
+		  "KUnit multikernel_loaded: %s", res ? res : strerror(errno));
+}
+
 /* The instance's memory range from /proc/multikernel */
 static int instance_range(unsigned int id, unsigned long *lo,
 			  unsigned long *hi)
@@ -318,7 +348,7 @@ int main(void)
 	mk_result("offline_cpu1",
 		  !mk_write_file("/sys/devices/system/cpu/cpu1/online", "0"),
 		  "cannot take CPU 1 offline: %s", strerror(errno));
-	trace_marker();
+	trace_marker('K');
 	if (kdump)
 		EXPECT("load_crash_kernel", load_crash_kernel(token), 0);
 
@@ -357,6 +387,10 @@ int main(void)
 	EXPECT("start_on_host_cpu", start(2, OTHER_CPU), EBUSY);
 	EXPECT("start_on_wrong_cpu", start(2, INSTANCE_CPU), EINVAL);
 	EXPECT("unload_loaded", file_unload(2), 0);
+	/* Unload made instance 2's memory writable again for the next one */
+	EXPECT("load_after_unload", file_load(2, OTHER_CPU, SZ_2M * 16), 0);
+	check_loaded_read_only();
+	EXPECT("unload_again", file_unload(2), 0);
 	{
 		static char page[4096];
 		struct kexec_segment seg = {
@@ -375,6 +409,7 @@ start:
 	ok = tool((const char *const[]){ "multikernel", "start", "--id", "1",
 		  "--cpu", "1", NULL });
 	mk_result("tool_start", ok == 0, "multikernel start exited %d", ok);
+	trace_marker('S');
 	tool((const char *const[]){ "multikernel", "list", NULL });
 
 	/* qemu/bench.py times the instance's boot and stops the machine */
