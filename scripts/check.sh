@@ -52,38 +52,68 @@ else
 	cat "$out/status.log"
 fi
 
-# --- checkpatch ---------------------------------------------------------
-# spdxcheck.py wants Debian's python3 (python3-ply, python3-git).
-export PATH=/usr/bin:$PATH
-cp_errors=0 cp_warnings=0 cp_checks=0
-: > "$out/checkpatch.log"
-for p in "$MK_REPO"/topic/0*.patch; do
-	case $p in */0000-cover-letter.patch) continue ;; esac
-	res=$(cd "$MK_WORKTREE" && scripts/checkpatch.pl --strict \
-		--show-types "$p" 2>&1 || true)
-	echo "$res" >> "$out/checkpatch.log"
-	tot=$(echo "$res" | grep -E '^total:' | tail -n 1 || true)
-	e=$(echo "$tot" | sed -n 's/.* \([0-9]*\) errors.*/\1/p')
-	w=$(echo "$tot" | sed -n 's/.* \([0-9]*\) warnings.*/\1/p')
-	c=$(echo "$tot" | sed -n 's/.* \([0-9]*\) checks.*/\1/p')
-	cp_errors=$((cp_errors + ${e:-1}))
-	cp_warnings=$((cp_warnings + ${w:-0}))
-	cp_checks=$((cp_checks + ${c:-0}))
-done
-if [ "$cp_errors" = 0 ] && [ "$cp_warnings" = 0 ]; then
-	pass checkpatch
-else
-	fail checkpatch "$cp_errors errors, $cp_warnings warnings ($out/checkpatch.log)"
-	grep -E '^(ERROR|WARNING):' "$out/checkpatch.log" | head -n 20
-fi
-echo "INFO checkpatch: $cp_errors errors, $cp_warnings warnings, $cp_checks checks"
-grep -E '^CHECK:' "$out/checkpatch.log" | sed 's/^/INFO   /' || true
+# --- checkpatch and coccinelle ----------------------------------------
+# Both are single-threaded and read only the patches and the tip's files,
+# so they run in the background beside the bisect build, which checks out
+# older commits in the worktree: coccinelle reads a copy of the tip.
+lint() {
+	local failed=0 tip=$out/tip
+	local cp_errors=0 cp_warnings=0 cp_checks=0 res tot e w c p sp
+
+	# spdxcheck.py wants Debian's python3 (python3-ply, python3-git).
+	export PATH=/usr/bin:$PATH
+	: > "$out/checkpatch.log"
+	for p in "$MK_REPO"/topic/0*.patch; do
+		case $p in */0000-cover-letter.patch) continue ;; esac
+		res=$(cd "$MK_WORKTREE" && scripts/checkpatch.pl --strict \
+			--show-types "$p" 2>&1 || true)
+		echo "$res" >> "$out/checkpatch.log"
+		tot=$(echo "$res" | grep -E '^total:' | tail -n 1 || true)
+		e=$(echo "$tot" | sed -n 's/.* \([0-9]*\) errors.*/\1/p')
+		w=$(echo "$tot" | sed -n 's/.* \([0-9]*\) warnings.*/\1/p')
+		c=$(echo "$tot" | sed -n 's/.* \([0-9]*\) checks.*/\1/p')
+		cp_errors=$((cp_errors + ${e:-1}))
+		cp_warnings=$((cp_warnings + ${w:-0}))
+		cp_checks=$((cp_checks + ${c:-0}))
+	done
+	if [ "$cp_errors" = 0 ] && [ "$cp_warnings" = 0 ]; then
+		pass checkpatch
+	else
+		fail checkpatch "$cp_errors errors, $cp_warnings warnings ($out/checkpatch.log)"
+		grep -E '^(ERROR|WARNING):' "$out/checkpatch.log" | head -n 20
+	fi
+	echo "INFO checkpatch: $cp_errors errors, $cp_warnings warnings, $cp_checks checks"
+	grep -E '^CHECK:' "$out/checkpatch.log" | sed 's/^/INFO   /' || true
+
+	rm -rf "$tip"
+	mkdir -p "$tip"
+	wt archive "$topic" -- "${cfiles[@]}" | tar -x -C "$tip"
+	: > "$out/cocci.log"
+	for sp in "$MK_WORKTREE"/scripts/coccinelle/*/*.cocci; do
+		(cd "$tip" && spatch -D report --no-show-diff --very-quiet \
+			--no-includes --include-headers --cocci-file "$sp" \
+			"${cfiles[@]}" 2>/dev/null) >> "$out/cocci.log" || true
+	done
+	only_added < "$out/cocci.log" > "$out/cocci-new.log" || true
+	if [ -s "$out/cocci-new.log" ]; then
+		fail coccinelle "$(wc -l < "$out/cocci-new.log") reports on added lines"
+		head -n 20 "$out/cocci-new.log"
+	else
+		pass coccinelle
+	fi
+	return "$failed"
+}
+lint > "$out/lint.out" 2>&1 &
+lint_pid=$!
 
 # --- bisect build -------------------------------------------------------
 bisect_ok=1
-trap 'wt checkout -q "$MK_TOPIC_BRANCH"' EXIT
+bisect_start=$(date +%s)
+trap 'kill "$lint_pid" 2>/dev/null; wt checkout -q "$MK_TOPIC_BRANCH"' EXIT
+: > "$out/bisect-times.log"
 for c in $(wt rev-list --reverse "$MK_BASE_BRANCH..$topic"); do
 	wt checkout -q --detach "$c"
+	t=$(date +%s)
 	if ! MK_KCONFIG_STRICT=0 "$MK_REPO/scripts/build.sh" host base \
 		multikernel kunit > "$out/bisect.log" 2>&1; then
 		fail bisect "$(wt log -1 --format='%h %s' "$c") does not build ($out/bisect.log)"
@@ -91,9 +121,16 @@ for c in $(wt rev-list --reverse "$MK_BASE_BRANCH..$topic"); do
 		bisect_ok=0
 		break
 	fi
+	echo "$(( $(date +%s) - t )) s $(wt log -1 --format='%h %s' "$c")" >> "$out/bisect-times.log"
 done
 wt checkout -q "$MK_TOPIC_BRANCH"
 [ "$bisect_ok" = 1 ] && pass bisect
+echo "INFO bisect: $(( $(date +%s) - bisect_start )) s ($out/bisect-times.log)"
+
+if ! wait "$lint_pid"; then
+	failed=1
+fi
+cat "$out/lint.out"
 
 # --- the host configuration at the tip ----------------------------------
 if ! "$MK_REPO/scripts/build.sh" host base multikernel kunit > "$out/host.log" 2>&1; then
@@ -126,21 +163,6 @@ else
 	else
 		pass sparse
 	fi
-fi
-
-# --- coccinelle ---------------------------------------------------------
-: > "$out/cocci.log"
-for sp in "$MK_WORKTREE"/scripts/coccinelle/*/*.cocci; do
-	(cd "$MK_WORKTREE" && spatch -D report --no-show-diff --very-quiet \
-		--no-includes --include-headers --cocci-file "$sp" \
-		"${cfiles[@]}" 2>/dev/null) >> "$out/cocci.log" || true
-done
-only_added < "$out/cocci.log" > "$out/cocci-new.log" || true
-if [ -s "$out/cocci-new.log" ]; then
-	fail coccinelle "$(wc -l < "$out/cocci-new.log") reports on added lines"
-	head -n 20 "$out/cocci-new.log"
-else
-	pass coccinelle
 fi
 
 # --- CONFIG_MULTIKERNEL=n -----------------------------------------------

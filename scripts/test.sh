@@ -40,14 +40,16 @@ step() {
 }
 
 build() {
-	local name=$1
+	local name=$1 t
 	shift
+	t=$(date +%s)
 	if ! "$MK_REPO/scripts/build.sh" "$name" "$@" > "$logs/build-$name.log" 2>&1; then
 		echo "FAIL build:$name: ($logs/build-$name.log)" | tee -a "$results"
 		tail -n 20 "$logs/build-$name.log"
 		return 1
 	fi
 	echo "PASS build:$name" | tee -a "$results"
+	echo "INFO build:$name: $(( $(date +%s) - t )) s" | tee -a "$results"
 }
 
 boot() {
@@ -63,7 +65,9 @@ pool="multikernel_pool=128M"
 # Two sockets of three cores, four present: APIC ids 0, 1, 2 and 4
 topology="4,sockets=2,cores=3,maxcpus=6"
 
+t=$(date +%s)
 step check "$MK_REPO/scripts/check.sh"
+echo "INFO check: $(( $(date +%s) - t )) s" | tee -a "$results"
 if build host base multikernel kunit; then
 	MK_QEMU_SMP=$topology MK_KUNIT_SUITE=multikernel step boot-host \
 		boot host "$MK_BUILD/host" "mktest=mk $pool"
