@@ -31,7 +31,7 @@ status:
 	@scripts/status.sh
 
 build: rebase
-	@scripts/build.sh host base multikernel kunit
+	@. scripts/lib.sh && scripts/build.sh host $$MK_HOST_CONFIG
 
 check: rebase
 	@scripts/check.sh

@@ -3,7 +3,8 @@
 #
 # The end-to-end test: a second kernel runs on CPU 1 while the host runs on.
 #
-#   qemu/spawn.sh [--kdump | --bench] [--instance KBUILD_DIR] KBUILD_DIR [NAME]
+#   qemu/spawn.sh [--kdump | --segments | --bench] [--instance KBUILD_DIR]
+#                 KBUILD_DIR [NAME]
 #
 # QEMU gets three CPUs and the pool; the host (qemu/init/spawn.c) offlines
 # CPU 1 and starts its own bzImage there as instance 1, or the bzImage of
@@ -24,6 +25,10 @@
 # instance runs: the crash kernel must come up, and the instance must go
 # on running through the panic and the crash kernel's boot, untouched.
 #
+# With --segments the instance's boot parameters are built in user space
+# (multikernel load --segments, kexec_load()) rather than by the kernel;
+# the instance is judged as without it.
+#
 # --bench tests nothing: it hands the same kernels and initramfs images to
 # qemu/bench.py, which times spawns against cold boots (make bench).
 #
@@ -33,7 +38,7 @@ set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 
 usage() {
-	echo "usage: $0 [--kdump | --bench] [--instance KBUILD_DIR] KBUILD_DIR [NAME]" >&2
+	echo "usage: $0 [--kdump | --segments | --bench] [--instance KBUILD_DIR] KBUILD_DIR [NAME]" >&2
 	exit 2
 }
 mode=normal extra= ikbuild=
@@ -41,6 +46,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--kdump) mode=kdump extra="mkspawn=kdump crashkernel=128M"
 		export MK_EXPECT_PANIC='sysrq triggered crash' ;;
+	--segments) mode=segments extra="mkspawn=segments" ;;
 	--bench) mode=bench ;;
 	--instance) [ $# -ge 2 ] || usage; ikbuild=$2; shift ;;
 	-*) usage ;;
@@ -158,7 +164,7 @@ ticks_after() {
 		'BEGIN { exit !(s + u > t + d) }' && { pass "$1"; return; }
 	fail "$1" "last tick at instance uptime ${last:-none}; host started it at ${started:-?} s, the event was at ${2:-?} s"
 }
-if [ "$mode" = normal ]; then
+if [ "$mode" != kdump ]; then
 	ticks_after instance_ticks_after_refusal "$refused" 1
 else
 	# The crash kernel powers off 4 s after its init started

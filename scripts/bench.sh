@@ -9,7 +9,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 info "building the host and the instance kernel (incremental)"
-"$MK_REPO/scripts/build.sh" host base multikernel kunit >/dev/null
-"$MK_REPO/scripts/build.sh" instance base instance >/dev/null
+"$MK_REPO/scripts/build.sh" host $MK_HOST_CONFIG >/dev/null
+"$MK_REPO/scripts/build.sh" instance base small instance >/dev/null
 MK_LOGDIR=$MK_BUILD/bench "$MK_REPO/qemu/spawn.sh" --bench \
 	--instance "$MK_BUILD/instance" "$MK_BUILD/host" bench

@@ -31,7 +31,7 @@ command -v ccache >/dev/null && cc="ccache gcc"
 export KBUILD_BUILD_TIMESTAMP="2000-01-01"
 export KBUILD_BUILD_USER=multikernel KBUILD_BUILD_HOST=qemu
 kmake() {
-	make -s -C "$MK_WORKTREE" O="$out" CC="$cc" -j"${MK_JOBS:-$(nproc)}" "$@"
+	make -s -C "$MK_WORKTREE" O="$out" CC="$cc" -j"${MK_JOBS:-$(( $(nproc) + 1 ))}" "$@"
 }
 
 # Reconfigure only when a fragment or the tree's Kconfig files changed

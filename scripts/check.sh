@@ -5,11 +5,12 @@
 #
 #   roundtrip   exporting the applied series gives topic/ back unchanged
 #   checkpatch  checkpatch.pl --strict on every patch: 0 errors, 0 warnings
-#   bisect      every patch builds (host configuration, incremental)
+#   bisect      every patch builds (the host configuration, which has the
+#               debug options, incremental)
 #   sparse      no sparse warning on a line the series adds (C=2)
 #   coccinelle  no report of the tree's semantic patches on such a line
-#   kconfig     CONFIG_MULTIKERNEL=n builds with no multikernel symbol or
-#               section; =y builds
+#   kconfig     CONFIG_MULTIKERNEL=n (base and small: kexec on) builds with
+#               no multikernel symbol or section; =y builds
 #
 # Prints "PASS check:NAME" or "FAIL check:NAME: why" lines; exits 1 on a
 # failure.  Needs the worktree on the exported topic branch (make rebase).
@@ -114,8 +115,8 @@ trap 'kill "$lint_pid" 2>/dev/null; wt checkout -q "$MK_TOPIC_BRANCH"' EXIT
 for c in $(wt rev-list --reverse "$MK_BASE_BRANCH..$topic"); do
 	wt checkout -q --detach "$c"
 	t=$(date +%s)
-	if ! MK_KCONFIG_STRICT=0 "$MK_REPO/scripts/build.sh" host base \
-		multikernel kunit > "$out/bisect.log" 2>&1; then
+	if ! MK_KCONFIG_STRICT=0 "$MK_REPO/scripts/build.sh" host \
+		$MK_HOST_CONFIG > "$out/bisect.log" 2>&1; then
 		fail bisect "$(wt log -1 --format='%h %s' "$c") does not build ($out/bisect.log)"
 		tail -n 20 "$out/bisect.log"
 		bisect_ok=0
@@ -133,7 +134,7 @@ fi
 cat "$out/lint.out"
 
 # --- the host configuration at the tip ----------------------------------
-if ! "$MK_REPO/scripts/build.sh" host base multikernel kunit > "$out/host.log" 2>&1; then
+if ! "$MK_REPO/scripts/build.sh" host $MK_HOST_CONFIG > "$out/host.log" 2>&1; then
 	fail kconfig_on "host build failed ($out/host.log)"
 	tail -n 20 "$out/host.log"
 else
@@ -166,7 +167,7 @@ else
 fi
 
 # --- CONFIG_MULTIKERNEL=n -----------------------------------------------
-if ! "$MK_REPO/scripts/build.sh" nomk base > "$out/nomk.log" 2>&1; then
+if ! "$MK_REPO/scripts/build.sh" nomk base small > "$out/nomk.log" 2>&1; then
 	fail kconfig_off "CONFIG_MULTIKERNEL=n build failed ($out/nomk.log)"
 	tail -n 20 "$out/nomk.log"
 else

@@ -11,7 +11,7 @@ set -euo pipefail
 out=$MK_BUILD/demo
 mkdir -p "$out"
 info "building the kernel (host and instance in one bzImage; incremental)"
-"$MK_REPO/scripts/build.sh" host base multikernel kunit >/dev/null
+"$MK_REPO/scripts/build.sh" host $MK_HOST_CONFIG >/dev/null
 info "booting it in QEMU: 3 CPUs, 1 GiB, a 128 MiB instance pool"
 rc=0
 MK_LOGDIR=$out "$MK_REPO/qemu/spawn.sh" "$MK_BUILD/host" demo \

@@ -11,6 +11,10 @@ MK_BUILD=${MK_BUILD:-$MK_WORKTREE-build}
 MK_TARBALL=${MK_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 MK_BASE_BRANCH=base
 MK_TOPIC_BRANCH=topic
+# The host kernel every check and test builds: the debug options are in
+# it, so that lockdep and friends watch every test rather than a copy of
+# some (a build of each would cost a cold build more).
+MK_HOST_CONFIG="base multikernel kunit debug"
 
 # The import commit is made deterministic, so that the base-commit id in
 # exported patches only changes when the tarball does.

@@ -4,18 +4,21 @@
 # make test: make check, then the QEMU tests, then one closing line
 # "N passed, M failed".  Exits non-zero on any failure.
 #
-#   host    CONFIG_MULTIKERNEL=y host: KUnit suite and the ABI from user space,
-#           on 4 CPUs whose APIC ids have a hole (0, 1, 2, 4)
+# Every host kernel is MK_HOST_CONFIG (scripts/lib.sh): CONFIG_MULTIKERNEL=y
+# with KUnit and the debug options (lockdep, DEBUG_ATOMIC_SLEEP,
+# DEBUG_LIST, DEBUG_OBJECTS, kmemleak).
+#
+#   host    KUnit suite and the ABI from user space, on 4 CPUs whose APIC
+#           ids have a hole (0, 1, 2, 4); kmemleak scanned at the end
 #   fixed   the pool and the shared area at fixed addresses
 #   nopool  CONFIG_MULTIKERNEL=y without a pool
-#   debug   as host, with lockdep, DEBUG_LIST, DEBUG_OBJECTS, kmemleak, and
-#           the spawn test on that kernel
 #   nomk    CONFIG_MULTIKERNEL=n: nothing of it is there
 #   kexec   plain kexec, kexec_file, crash load/unload and kdump still work
 #   spawn   end to end: the host starts a kernel built only to be an
 #           instance (kconfig/instance.config) on CPU 1 of three, and both
-#           run, each on its own devices (qemu/spawn.sh); then the host
-#           starts its own bzImage and panics into kdump under it
+#           run, each on its own devices (qemu/spawn.sh); the same with
+#           boot parameters built in user space (kexec_load()); then the
+#           host starts its own bzImage and panics into kdump under it
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -68,7 +71,7 @@ topology="4,sockets=2,cores=3,maxcpus=6"
 t=$(date +%s)
 step check "$MK_REPO/scripts/check.sh"
 echo "INFO check: $(( $(date +%s) - t )) s" | tee -a "$results"
-if build host base multikernel kunit; then
+if build host $MK_HOST_CONFIG; then
 	MK_QEMU_SMP=$topology MK_KUNIT_SUITE=multikernel step boot-host \
 		boot host "$MK_BUILD/host" "mktest=mk $pool"
 	step boot-fixed boot fixed "$MK_BUILD/host" \
@@ -76,24 +79,21 @@ if build host base multikernel kunit; then
 	step boot-nopool boot nopool "$MK_BUILD/host" \
 		"mktest=nopool mk_shared_memory=0x30000000"
 	step boot-kexec "$MK_REPO/qemu/kexec-compat.sh" "$MK_BUILD/host" "$logs"
-	if build instance base instance; then
+	if build instance base small instance; then
 		kib() { size "$1/vmlinux" | awk 'NR == 2 { print int($4 / 1024) }'; }
 		echo "INFO instance kernel: $(kib "$MK_BUILD/instance") KiB (text, data, bss), host $(kib "$MK_BUILD/host") KiB" |
 			tee -a "$results"
 		MK_LOGDIR=$logs step boot-spawn "$MK_REPO/qemu/spawn.sh" \
 			--instance "$MK_BUILD/instance" "$MK_BUILD/host"
+		MK_LOGDIR=$logs step boot-spawn-segments \
+			"$MK_REPO/qemu/spawn.sh" --segments \
+			--instance "$MK_BUILD/instance" "$MK_BUILD/host" \
+			spawn-segments
 	fi
 	MK_LOGDIR=$logs step boot-spawn-kdump "$MK_REPO/qemu/spawn.sh" \
 		--kdump "$MK_BUILD/host" spawn-kdump
 fi
-if build debug base multikernel kunit debug; then
-	MK_QEMU_SMP=$topology MK_KUNIT_SUITE=multikernel \
-		MK_QEMU_TIMEOUT=300 step boot-debug \
-		boot debug "$MK_BUILD/debug" "mktest=mk $pool"
-	MK_LOGDIR=$logs MK_QEMU_TIMEOUT=300 step boot-spawn-debug \
-		"$MK_REPO/qemu/spawn.sh" "$MK_BUILD/debug" spawn-debug
-fi
-if build nomk base; then
+if build nomk base small; then
 	step boot-nomk boot nomk "$MK_BUILD/nomk" "mktest=nomk $pool"
 fi
 

@@ -11,6 +11,7 @@
  * Built static against the uapi headers of the tree under test.
  */
 #include <inttypes.h>
+#include <asm/bootparam.h>
 #include <linux/kexec.h>
 #include <linux/multikernel.h>
 #include <linux/reboot.h>
@@ -20,6 +21,7 @@
 #include "mktest.h"
 
 #define SZ_1M	0x100000UL
+#define SZ_2M	0x200000UL
 
 static unsigned long pool_start, pool_end;
 static char payload[SZ_1M];
@@ -30,7 +32,50 @@ static long mk_kexec_load(unsigned long entry, unsigned long nr,
 	return syscall(SYS_kexec_load, entry, nr, segs, flags);
 }
 
-/* kexec_load() of one segment of @size bytes at @mem, entry at @mem. */
+/*
+ * An image as kexec_load() wants it (Documentation/multikernel.rst, and
+ * multikernel load --segments): boot parameters at the start of the
+ * payload, for an image at @mem of @size bytes, with a SETUP_MULTIKERNEL
+ * entry, the command line, and code that halts the CPU for its kernel.
+ * The setup header says the kernel is not relocatable and decompresses
+ * in the page at ZP_KERNEL.
+ */
+#define ZP_SETUP_DATA	0x1000
+#define ZP_CMDLINE	0x2000
+#define ZP_ENTRY	0x3000
+#define ZP_KERNEL	0x4000
+
+static void zero_page(unsigned long mem, unsigned long size)
+{
+	/* cli; 1: hlt; jmp 1b */
+	static const unsigned char halt[] = { 0xfa, 0xf4, 0xeb, 0xfd };
+	struct boot_params *bp = (struct boot_params *)payload;
+	struct setup_data *sd = (struct setup_data *)(payload + ZP_SETUP_DATA);
+	struct multikernel_setup_data *mk = (void *)sd->data;
+
+	memset(payload, 0, ZP_ENTRY + sizeof(halt));
+	memcpy(&bp->hdr.header, "HdrS", 4);
+	bp->hdr.boot_flag = 0xAA55;
+	bp->hdr.version = 0x020f;
+	bp->hdr.xloadflags = XLF_KERNEL_64 | XLF_MULTIKERNEL_INSTANCE;
+	bp->hdr.cmdline_size = 2047;
+	bp->hdr.pref_address = mem + ZP_KERNEL;
+	bp->hdr.init_size = 0x1000;
+	bp->hdr.cmd_line_ptr = mem + ZP_CMDLINE;
+	bp->ext_cmd_line_ptr = (mem + ZP_CMDLINE) >> 32;
+	strcpy(payload + ZP_CMDLINE, "console=ttyS1 dis_ucode_ldr");
+	bp->e820_table[0].addr = mem;
+	bp->e820_table[0].size = size;
+	bp->e820_table[0].type = 1;	/* RAM */
+	bp->e820_entries = 1;
+	bp->hdr.setup_data = mem + ZP_SETUP_DATA;
+	sd->type = SETUP_MULTIKERNEL;
+	sd->len = sizeof(*mk);
+	mk->version = MULTIKERNEL_SETUP_VERSION;
+	memcpy(payload + ZP_ENTRY, halt, sizeof(halt));
+}
+
+/* kexec_load() of one segment of @size bytes at @mem: zero_page() */
 static long load_one(unsigned int id, unsigned long mem, unsigned long size,
 		     unsigned long extra_flags)
 {
@@ -39,8 +84,96 @@ static long load_one(unsigned int id, unsigned long mem, unsigned long size,
 		.mem = (void *)mem, .memsz = size,
 	};
 
-	return mk_kexec_load(mem, 1, &seg, KEXEC_MULTIKERNEL |
+	zero_page(mem, size);
+	return mk_kexec_load(mem + ZP_ENTRY, 1, &seg, KEXEC_MULTIKERNEL |
 			     KEXEC_MULTIKERNEL_ID(id) | extra_flags);
+}
+
+/* Boot parameters the kernel must refuse, each for one reason */
+enum spoil {
+	SPOIL_MAGIC, SPOIL_XLF, SPOIL_E820_OUTSIDE, SPOIL_E820_TYPE,
+	SPOIL_E820_FULL, SPOIL_CMDLINE_OUTSIDE, SPOIL_NO_DIS_UCODE_LDR,
+	SPOIL_INITRD_OUTSIDE, SPOIL_NO_SETUP_DATA, SPOIL_SETUP_DATA_TYPE,
+	SPOIL_SETUP_DATA_OUTSIDE, SPOIL_HOST_FIELD, SPOIL_UART, SPOIL_EFI,
+	SPOIL_SENTINEL, SPOIL_SCREEN, SPOIL_KERNEL_OUTSIDE,
+	SPOIL_KERNEL_OVER_CMDLINE,
+};
+
+/* kexec_load() of instance 3, 2 MiB at @mem, with spoiled boot parameters */
+static long load_spoiled(unsigned long mem, enum spoil how)
+{
+	struct boot_params *bp = (struct boot_params *)payload;
+	struct setup_data *sd = (struct setup_data *)(payload + ZP_SETUP_DATA);
+	struct multikernel_setup_data *mk = (void *)sd->data;
+	struct kexec_segment seg = {
+		.buf = payload, .bufsz = SZ_1M,
+		.mem = (void *)mem, .memsz = SZ_2M,
+	};
+
+	zero_page(mem, SZ_2M);
+	switch (how) {
+	case SPOIL_MAGIC:
+		memcpy(&bp->hdr.header, "HdrX", 4);
+		break;
+	case SPOIL_XLF:
+		bp->hdr.xloadflags = XLF_KERNEL_64;
+		break;
+	case SPOIL_E820_OUTSIDE:
+		bp->e820_table[0].size = 2 * SZ_2M;
+		break;
+	case SPOIL_E820_TYPE:
+		bp->e820_table[0].type = 2;	/* reserved */
+		break;
+	case SPOIL_E820_FULL:
+		/* No room for the entry the host adds */
+		bp->e820_entries = E820_MAX_ENTRIES_ZEROPAGE;
+		for (int i = 1; i < E820_MAX_ENTRIES_ZEROPAGE; i++)
+			bp->e820_table[i] = bp->e820_table[0];
+		break;
+	case SPOIL_CMDLINE_OUTSIDE:
+		bp->hdr.cmd_line_ptr = mem - 0x1000;
+		break;
+	case SPOIL_NO_DIS_UCODE_LDR:
+		strcpy(payload + ZP_CMDLINE, "console=ttyS1 dis_ucode_ldrx");
+		break;
+	case SPOIL_INITRD_OUTSIDE:
+		bp->hdr.ramdisk_image = mem + SZ_2M;
+		bp->hdr.ramdisk_size = 0x1000;
+		break;
+	case SPOIL_NO_SETUP_DATA:
+		bp->hdr.setup_data = 0;
+		break;
+	case SPOIL_SETUP_DATA_TYPE:
+		sd->type = SETUP_E820_EXT;
+		break;
+	case SPOIL_SETUP_DATA_OUTSIDE:
+		sd->len = SZ_2M;
+		break;
+	case SPOIL_HOST_FIELD:
+		mk->tsc_khz = 1000000;
+		break;
+	case SPOIL_UART:
+		mk->uarts = 0x10;
+		break;
+	case SPOIL_EFI:
+		memcpy(&bp->efi_info.efi_loader_signature, "EL64", 4);
+		break;
+	case SPOIL_SENTINEL:
+		/* The instance would drop the high halves the host checked */
+		bp->sentinel = 0xff;
+		break;
+	case SPOIL_SCREEN:
+		bp->screen_info.orig_video_lines = 25;
+		break;
+	case SPOIL_KERNEL_OUTSIDE:
+		bp->hdr.pref_address = mem + SZ_2M - 0x800;
+		break;
+	case SPOIL_KERNEL_OVER_CMDLINE:
+		bp->hdr.pref_address = mem + ZP_CMDLINE;
+		break;
+	}
+	return mk_kexec_load(mem + ZP_ENTRY, 1, &seg,
+			     KEXEC_MULTIKERNEL | KEXEC_MULTIKERNEL_ID(3));
 }
 
 static long unload(unsigned int id)
@@ -126,7 +259,7 @@ static void test_load(void)
 	unsigned long entry = 0, nseg = 0, lo = 0, hi = 0;
 	struct kexec_segment seg = {
 		.buf = payload, .bufsz = SZ_1M,
-		.mem = (void *)(b + 8 * SZ_1M), .memsz = SZ_1M,
+		.mem = (void *)(b + 8 * SZ_1M), .memsz = 2 * SZ_1M,
 	};
 	unsigned int id = 0;
 
@@ -140,18 +273,20 @@ static void test_load(void)
 				 &hi) == 8 &&
 		  id == 1 && !strcmp(type, "multikernel") &&
 		  !strcmp(state, "loaded") && !strcmp(cpu, "-") &&
-		  entry == a && nseg == 1 && lo == a &&
+		  entry == a + ZP_ENTRY && nseg == 1 && lo == a &&
 		  hi == a + 2 * SZ_1M - 1,
 		  "line \"%s\", expected 1 multikernel loaded - 0x%lx 1 0x%lx-0x%lx",
-		  line ? line : "(none)", a, a, a + 2 * SZ_1M - 1);
+		  line ? line : "(none)", a + ZP_ENTRY, a, a + 2 * SZ_1M - 1);
 
 	EXPECT("load_second_instance", load_one(2, b, 2 * SZ_1M, 0), 0);
 	EXPECT("load_same_id", load_one(1, b + 2 * SZ_1M, SZ_1M, 0), EEXIST);
-	EXPECT("load_overlapping", load_one(3, a + SZ_1M, 2 * SZ_1M, 0), EBUSY);
-	EXPECT("load_below_pool", load_one(3, pool_start - 2 * SZ_1M, SZ_1M, 0),
+	EXPECT("load_overlapping", load_one(3, a, 4 * SZ_1M, 0), EBUSY);
+	EXPECT("load_below_pool",
+	       load_one(3, pool_start - 2 * SZ_1M, 2 * SZ_1M, 0),
 	       EADDRNOTAVAIL);
 	EXPECT("load_across_pool_end",
-	       load_one(3, pool_end + 1 - SZ_1M, 2 * SZ_1M, 0), EADDRNOTAVAIL);
+	       load_one(3, pool_end + 1 - 2 * SZ_1M, 4 * SZ_1M, 0),
+	       EADDRNOTAVAIL);
 	EXPECT("load_id_zero", load_one(0, b + 2 * SZ_1M, SZ_1M, 0), EINVAL);
 	EXPECT("load_with_on_crash",
 	       load_one(3, b + 2 * SZ_1M, SZ_1M, KEXEC_ON_CRASH), EINVAL);
@@ -159,7 +294,7 @@ static void test_load(void)
 	       mk_kexec_load(0, 0, NULL, KEXEC_MULTIKERNEL_ID(1)), EINVAL);
 	EXPECT("load_id_256", load_one(256, b + 2 * SZ_1M, SZ_1M, 0), EINVAL);
 	EXPECT("load_entry_outside_segments",
-	       mk_kexec_load((unsigned long)seg.mem + SZ_1M, 1, &seg,
+	       mk_kexec_load((unsigned long)seg.mem + 2 * SZ_1M, 1, &seg,
 			     KEXEC_MULTIKERNEL | KEXEC_MULTIKERNEL_ID(3)),
 	       EADDRNOTAVAIL);
 	seg.mem = (void *)(b + 8 * SZ_1M + 0x800);
@@ -167,6 +302,49 @@ static void test_load(void)
 	       mk_kexec_load((unsigned long)seg.mem, 1, &seg,
 			     KEXEC_MULTIKERNEL | KEXEC_MULTIKERNEL_ID(3)),
 	       EADDRNOTAVAIL);
+	/* Page aligned, not 2 MiB: the CPU starts on 2 MiB pages */
+	seg.mem = (void *)(b + 8 * SZ_1M + 0x1000);
+	EXPECT("load_segment_not_2m_aligned",
+	       mk_kexec_load((unsigned long)seg.mem, 1, &seg,
+			     KEXEC_MULTIKERNEL | KEXEC_MULTIKERNEL_ID(3)),
+	       EADDRNOTAVAIL);
+
+	/* Boot parameters built by user space: what the kernel refuses */
+	static const struct {
+		const char *name;
+		enum spoil how;
+		int err;
+	} spoiled[] = {
+		{ "load_no_boot_params", SPOIL_MAGIC, EINVAL },
+		{ "load_boot_params_not_instance", SPOIL_XLF, ENOEXEC },
+		{ "load_e820_outside_segments", SPOIL_E820_OUTSIDE, EINVAL },
+		{ "load_e820_not_ram", SPOIL_E820_TYPE, EINVAL },
+		{ "load_e820_full", SPOIL_E820_FULL, EINVAL },
+		{ "load_cmdline_outside_segments", SPOIL_CMDLINE_OUTSIDE,
+		  EINVAL },
+		{ "load_cmdline_without_dis_ucode_ldr", SPOIL_NO_DIS_UCODE_LDR,
+		  EINVAL },
+		{ "load_initrd_outside_segments", SPOIL_INITRD_OUTSIDE, EINVAL },
+		{ "load_without_setup_multikernel", SPOIL_NO_SETUP_DATA,
+		  EINVAL },
+		{ "load_foreign_setup_data", SPOIL_SETUP_DATA_TYPE, EINVAL },
+		{ "load_setup_data_outside_segments", SPOIL_SETUP_DATA_OUTSIDE,
+		  EINVAL },
+		{ "load_setup_multikernel_host_field", SPOIL_HOST_FIELD,
+		  EINVAL },
+		{ "load_setup_multikernel_bad_uart", SPOIL_UART, EINVAL },
+		{ "load_boot_params_efi", SPOIL_EFI, EINVAL },
+		{ "load_boot_params_sentinel", SPOIL_SENTINEL, EINVAL },
+		{ "load_boot_params_screen", SPOIL_SCREEN, EINVAL },
+		{ "load_kernel_outside_segments", SPOIL_KERNEL_OUTSIDE,
+		  EINVAL },
+		{ "load_kernel_over_cmdline", SPOIL_KERNEL_OVER_CMDLINE,
+		  EINVAL },
+	};
+	for (size_t i = 0; i < sizeof(spoiled) / sizeof(spoiled[0]); i++)
+		EXPECT(spoiled[i].name,
+		       load_spoiled(b + 8 * SZ_1M, spoiled[i].how),
+		       spoiled[i].err);
 	mk_result("failed_loads_not_listed", !proc_line(3) && !proc_line(0),
 		  "a refused load shows in /proc/multikernel");
 }
@@ -222,6 +400,7 @@ static void test_start(void)
 {
 	struct multikernel_start_args args;
 	unsigned char bigger[sizeof(args) + 8];
+	char *line, state[32], cpu[8];
 	int bare_cpu = 1;
 
 	EXPECT("start_on_online_cpu", start(1, 0), EBUSY);
@@ -240,20 +419,39 @@ static void test_start(void)
 	args.flags = 1;
 	EXPECT("start_unknown_flags", mk_start(&args), EINVAL);
 
-	/* A newer, larger argument is fine while its new fields are zero. */
+	/*
+	 * A newer, larger argument is fine while its new fields are zero:
+	 * it gets as far as finding CPU 0 online.
+	 */
 	memset(bigger, 0, sizeof(bigger));
 	args.flags = 0;
+	args.cpu = 0;
 	args.size = sizeof(bigger);
 	memcpy(bigger, &args, sizeof(args));
-	EXPECT("start_larger_args_zero_tail", mk_start(bigger), EOPNOTSUPP);
+	EXPECT("start_larger_args_zero_tail", mk_start(bigger), EBUSY);
 	bigger[sizeof(args)] = 1;
 	EXPECT("start_larger_args_unknown_field", mk_start(bigger), E2BIG);
 	args.size = 8192;
 	EXPECT("start_args_above_a_page", mk_start(&args), E2BIG);
 
-	EXPECT("start_valid_request", start(1, 1), EOPNOTSUPP);
-	EXPECT("cpu1_online_again",
-	       mk_write_file("/sys/devices/system/cpu/cpu1/online", "1"), 0);
+	/*
+	 * Instance 4 halts its CPU, which the host then may not take back;
+	 * instances 1 and 2 stay loaded for the unload tests.
+	 */
+	EXPECT("load_halting_instance", load_one(4, pool_start + 16 * SZ_1M,
+						 2 * SZ_1M, 0), 0);
+	EXPECT("start_valid_request", start(4, 1), 0);
+	line = proc_line(4);
+	mk_result("started_listed",
+		  line && sscanf(line, "%*u %*s %31s %7s", state, cpu) == 2 &&
+		  !strcmp(state, "running") && !strcmp(cpu, "1"),
+		  "line \"%s\", expected instance 4 running on CPU 1",
+		  line ? line : "(none)");
+	EXPECT("start_running_again", start(4, 1), EBUSY);
+	EXPECT("start_other_on_owned_cpu", start(1, 1), EBUSY);
+	EXPECT("unload_running", unload(4), EBUSY);
+	EXPECT("cpu1_online_refused",
+	       mk_write_file("/sys/devices/system/cpu/cpu1/online", "1"), EBUSY);
 }
 
 static void test_unload(void)
@@ -317,8 +515,8 @@ static void test_fixed(void)
 		  iomem && strstr(iomem, "30000000-") &&
 		  strstr(strstr(iomem, "30000000-"), ": Multikernel shared memory"),
 		  "no shared memory at 0x30000000 in /proc/iomem");
-	EXPECT("fixed_load", load_one(1, pool_start, SZ_1M, 0), 0);
-	EXPECT("fixed_load_past_end", load_one(2, pool_end + 1, SZ_1M, 0),
+	EXPECT("fixed_load", load_one(1, pool_start, 2 * SZ_1M, 0), 0);
+	EXPECT("fixed_load_past_end", load_one(2, pool_end + 1, 2 * SZ_1M, 0),
 	       EADDRNOTAVAIL);
 	EXPECT("fixed_unload", unload(1), 0);
 }

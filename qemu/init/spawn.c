@@ -23,6 +23,9 @@
  * own bzImage, /bzImage-host, with the instance's init, which powers the
  * machine off a few seconds after it is up), starts the instance, reports
  * "MKSPAWN: started=S panic=P mem=LO-HI" and panics through sysrq.  With
+ * mkspawn=segments the tool builds the instance's boot parameters itself
+ * and loads it with kexec_load() (multikernel load --segments); the bad
+ * requests are left out, the rest is as without a mode.  With
  * mkspawn=bench it only loads and starts the instance, then idles while
  * qemu/bench.py times the instance's boot.
  */
@@ -331,6 +334,7 @@ int main(void)
 	const char *token = getenv("mktoken"), *mode = getenv("mkspawn");
 	bool kdump = mode && !strcmp(mode, "kdump");
 	bool bench = mode && !strcmp(mode, "bench");
+	bool segments = mode && !strcmp(mode, "segments");
 	char append[128], *pattern;
 	unsigned long lo = 0, hi = 0, i;
 	double started = 0, refused = 0;
@@ -367,14 +371,22 @@ int main(void)
 	}
 
 	snprintf(append, sizeof(append), "mktoken=%s", token);
-	ok = tool((const char *const[]){ "multikernel", "load", "--id", "1",
-		  "--cpu", "1", "--mem", INSTANCE_MEM, "--initrd",
-		  "/instance.cpio", "--append", append, "/bzImage", NULL });
+	if (segments)
+		/* Boot parameters built by the tool, kexec_load() */
+		ok = tool((const char *const[]){ "multikernel", "load",
+			  "--segments", "--id", "1", "--mem", INSTANCE_MEM,
+			  "--initrd", "/instance.cpio", "--append", append,
+			  "/bzImage", NULL });
+	else
+		ok = tool((const char *const[]){ "multikernel", "load",
+			  "--id", "1", "--cpu", "1", "--mem", INSTANCE_MEM,
+			  "--initrd", "/instance.cpio", "--append", append,
+			  "/bzImage", NULL });
 	mk_result("tool_load", ok == 0, "multikernel load exited %d", ok);
 	mk_result("instance_range", !instance_range(1, &lo, &hi),
 		  "instance 1 is not in /proc/multikernel");
 
-	if (kdump || bench)
+	if (kdump || bench || segments)
 		goto start;
 
 	/* Bad requests before the start */
@@ -395,7 +407,7 @@ int main(void)
 		static char page[4096];
 		struct kexec_segment seg = {
 			.buf = page, .bufsz = sizeof(page),
-			.mem = (void *)(lo + SZ_2M), .memsz = sizeof(page),
+			.mem = (void *)(lo + SZ_2M), .memsz = SZ_2M,
 		};
 
 		EXPECT("load_overlapping",
