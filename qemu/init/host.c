@@ -89,28 +89,48 @@ static long load_one(unsigned int id, unsigned long mem, unsigned long size,
 			     KEXEC_MULTIKERNEL_ID(id) | extra_flags);
 }
 
-/* Boot parameters the kernel must refuse, each for one reason */
+/*
+ * Boot parameters the kernel must refuse, each for one reason, and two
+ * variants it must accept
+ */
 enum spoil {
-	SPOIL_MAGIC, SPOIL_XLF, SPOIL_E820_OUTSIDE, SPOIL_E820_TYPE,
-	SPOIL_E820_FULL, SPOIL_CMDLINE_OUTSIDE, SPOIL_NO_DIS_UCODE_LDR,
-	SPOIL_INITRD_OUTSIDE, SPOIL_NO_SETUP_DATA, SPOIL_SETUP_DATA_TYPE,
-	SPOIL_SETUP_DATA_OUTSIDE, SPOIL_HOST_FIELD, SPOIL_UART, SPOIL_EFI,
-	SPOIL_SENTINEL, SPOIL_SCREEN, SPOIL_KERNEL_OUTSIDE,
-	SPOIL_KERNEL_OVER_CMDLINE,
+	SPOIL_MAGIC, SPOIL_XLF, SPOIL_VERSION, SPOIL_E820_OUTSIDE,
+	SPOIL_E820_TYPE, SPOIL_E820_NONE, SPOIL_E820_FULL, SPOIL_E820_SLOT,
+	SPOIL_CMDLINE_OUTSIDE, SPOIL_CMDLINE_UNTERMINATED,
+	SPOIL_NO_DIS_UCODE_LDR, SPOIL_INITRD_OUTSIDE, SPOIL_NO_SETUP_DATA,
+	SPOIL_SETUP_DATA_TYPE, SPOIL_SETUP_DATA_OUTSIDE,
+	SPOIL_SETUP_DATA_OVER_KERNEL,
+	SPOIL_SETUP_DATA_LOOP, SPOIL_SETUP_DATA_OVER_ENTRY, SPOIL_HOST_FIELD,
+	SPOIL_UART, SPOIL_EFI, SPOIL_SENTINEL, SPOIL_SCREEN, SPOIL_SUBARCH,
+	SPOIL_KERNEL_OUTSIDE, SPOIL_KERNEL_OVER_CMDLINE, SPOIL_ALIGNMENT,
+	VARIANT_RELOCATABLE, VARIANT_RNG_SEED,
 };
 
-/* kexec_load() of instance 3, 2 MiB at @mem, with spoiled boot parameters */
-static long load_spoiled(unsigned long mem, enum spoil how)
+/* Put a setup_data entry of @type and @len bytes at @off in the payload */
+static struct setup_data *put_setup_data(unsigned long off, uint32_t type,
+					 uint32_t len)
+{
+	struct setup_data *sd = (struct setup_data *)(payload + off);
+
+	sd->next = 0;
+	sd->type = type;
+	sd->len = len;
+	return sd;
+}
+
+/* kexec_load() of instance @id, @size bytes at @mem, zero_page() and @how */
+static long load_spoiled(unsigned int id, unsigned long mem,
+			 unsigned long size, enum spoil how)
 {
 	struct boot_params *bp = (struct boot_params *)payload;
 	struct setup_data *sd = (struct setup_data *)(payload + ZP_SETUP_DATA);
 	struct multikernel_setup_data *mk = (void *)sd->data;
 	struct kexec_segment seg = {
 		.buf = payload, .bufsz = SZ_1M,
-		.mem = (void *)mem, .memsz = SZ_2M,
+		.mem = (void *)mem, .memsz = size,
 	};
 
-	zero_page(mem, SZ_2M);
+	zero_page(mem, size);
 	switch (how) {
 	case SPOIL_MAGIC:
 		memcpy(&bp->hdr.header, "HdrX", 4);
@@ -118,11 +138,21 @@ static long load_spoiled(unsigned long mem, enum spoil how)
 	case SPOIL_XLF:
 		bp->hdr.xloadflags = XLF_KERNEL_64;
 		break;
+	case SPOIL_VERSION:
+		bp->hdr.version = 0x020b;
+		break;
 	case SPOIL_E820_OUTSIDE:
 		bp->e820_table[0].size = 2 * SZ_2M;
 		break;
 	case SPOIL_E820_TYPE:
 		bp->e820_table[0].type = 2;	/* reserved */
+		break;
+	case SPOIL_E820_NONE:
+		bp->e820_entries = 0;
+		break;
+	case SPOIL_E820_SLOT:
+		/* The free slot the host fills must be free */
+		bp->e820_table[1].addr = 1;
 		break;
 	case SPOIL_E820_FULL:
 		/* No room for the entry the host adds */
@@ -132,6 +162,9 @@ static long load_spoiled(unsigned long mem, enum spoil how)
 		break;
 	case SPOIL_CMDLINE_OUTSIDE:
 		bp->hdr.cmd_line_ptr = mem - 0x1000;
+		break;
+	case SPOIL_CMDLINE_UNTERMINATED:
+		bp->hdr.cmdline_size = 8;
 		break;
 	case SPOIL_NO_DIS_UCODE_LDR:
 		strcpy(payload + ZP_CMDLINE, "console=ttyS1 dis_ucode_ldrx");
@@ -147,7 +180,25 @@ static long load_spoiled(unsigned long mem, enum spoil how)
 		sd->type = SETUP_E820_EXT;
 		break;
 	case SPOIL_SETUP_DATA_OUTSIDE:
-		sd->len = SZ_2M;
+		/* An entry that crosses the end of the segment, and no more */
+		bp->hdr.setup_data = mem + SZ_1M - 0x10;
+		put_setup_data(SZ_1M - 0x10, SETUP_MULTIKERNEL, SZ_1M + 0x10);
+		break;
+	case SPOIL_SETUP_DATA_OVER_KERNEL:
+		bp->hdr.setup_data = mem + ZP_KERNEL;
+		put_setup_data(ZP_KERNEL, SETUP_RNG_SEED, 8)->next =
+			mem + ZP_SETUP_DATA;
+		break;
+	case SPOIL_SETUP_DATA_LOOP:
+		/* An RNG seed that points to itself */
+		sd->next = mem + ZP_SETUP_DATA + 0x40;
+		put_setup_data(ZP_SETUP_DATA + 0x40, SETUP_RNG_SEED, 8)->next =
+			mem + ZP_SETUP_DATA + 0x40;
+		break;
+	case SPOIL_SETUP_DATA_OVER_ENTRY:
+		/* An RNG seed in the bytes of the entry the host fills in */
+		sd->next = mem + ZP_SETUP_DATA + 0x30;
+		put_setup_data(ZP_SETUP_DATA + 0x30, SETUP_RNG_SEED, 8);
 		break;
 	case SPOIL_HOST_FIELD:
 		mk->tsc_khz = 1000000;
@@ -165,15 +216,32 @@ static long load_spoiled(unsigned long mem, enum spoil how)
 	case SPOIL_SCREEN:
 		bp->screen_info.orig_video_lines = 25;
 		break;
+	case SPOIL_SUBARCH:
+		bp->hdr.hardware_subarch = 1;	/* lguest, once */
+		break;
 	case SPOIL_KERNEL_OUTSIDE:
 		bp->hdr.pref_address = mem + SZ_2M - 0x800;
 		break;
 	case SPOIL_KERNEL_OVER_CMDLINE:
 		bp->hdr.pref_address = mem + ZP_CMDLINE;
 		break;
+	case SPOIL_ALIGNMENT:
+		bp->hdr.relocatable_kernel = 1;
+		bp->hdr.kernel_alignment = 3 * SZ_1M;
+		break;
+	case VARIANT_RELOCATABLE:
+		/* Decompressed at the entry's 2 MiB, past the first ones */
+		bp->hdr.relocatable_kernel = 1;
+		bp->hdr.kernel_alignment = SZ_2M;
+		bp->hdr.pref_address = 0;
+		break;
+	case VARIANT_RNG_SEED:
+		sd->next = mem + ZP_SETUP_DATA + 0x40;
+		put_setup_data(ZP_SETUP_DATA + 0x40, SETUP_RNG_SEED, 32);
+		break;
 	}
 	return mk_kexec_load(mem + ZP_ENTRY, 1, &seg,
-			     KEXEC_MULTIKERNEL | KEXEC_MULTIKERNEL_ID(3));
+			     KEXEC_MULTIKERNEL | KEXEC_MULTIKERNEL_ID(id));
 }
 
 static long unload(unsigned int id)
@@ -317,10 +385,15 @@ static void test_load(void)
 	} spoiled[] = {
 		{ "load_no_boot_params", SPOIL_MAGIC, EINVAL },
 		{ "load_boot_params_not_instance", SPOIL_XLF, ENOEXEC },
+		{ "load_boot_protocol_too_old", SPOIL_VERSION, EINVAL },
 		{ "load_e820_outside_segments", SPOIL_E820_OUTSIDE, EINVAL },
 		{ "load_e820_not_ram", SPOIL_E820_TYPE, EINVAL },
+		{ "load_e820_empty", SPOIL_E820_NONE, EINVAL },
 		{ "load_e820_full", SPOIL_E820_FULL, EINVAL },
+		{ "load_e820_free_slot_used", SPOIL_E820_SLOT, EINVAL },
 		{ "load_cmdline_outside_segments", SPOIL_CMDLINE_OUTSIDE,
+		  EINVAL },
+		{ "load_cmdline_unterminated", SPOIL_CMDLINE_UNTERMINATED,
 		  EINVAL },
 		{ "load_cmdline_without_dis_ucode_ldr", SPOIL_NO_DIS_UCODE_LDR,
 		  EINVAL },
@@ -330,21 +403,52 @@ static void test_load(void)
 		{ "load_foreign_setup_data", SPOIL_SETUP_DATA_TYPE, EINVAL },
 		{ "load_setup_data_outside_segments", SPOIL_SETUP_DATA_OUTSIDE,
 		  EINVAL },
+		{ "load_setup_data_over_kernel", SPOIL_SETUP_DATA_OVER_KERNEL,
+		  EINVAL },
+		{ "load_setup_data_loop", SPOIL_SETUP_DATA_LOOP, EINVAL },
+		{ "load_setup_data_over_multikernel_entry",
+		  SPOIL_SETUP_DATA_OVER_ENTRY, EINVAL },
 		{ "load_setup_multikernel_host_field", SPOIL_HOST_FIELD,
 		  EINVAL },
 		{ "load_setup_multikernel_bad_uart", SPOIL_UART, EINVAL },
 		{ "load_boot_params_efi", SPOIL_EFI, EINVAL },
 		{ "load_boot_params_sentinel", SPOIL_SENTINEL, EINVAL },
 		{ "load_boot_params_screen", SPOIL_SCREEN, EINVAL },
+		{ "load_boot_params_subarch", SPOIL_SUBARCH, EINVAL },
 		{ "load_kernel_outside_segments", SPOIL_KERNEL_OUTSIDE,
 		  EINVAL },
 		{ "load_kernel_over_cmdline", SPOIL_KERNEL_OVER_CMDLINE,
 		  EINVAL },
+		{ "load_kernel_alignment_not_power_of_2", SPOIL_ALIGNMENT,
+		  EINVAL },
 	};
 	for (size_t i = 0; i < sizeof(spoiled) / sizeof(spoiled[0]); i++)
 		EXPECT(spoiled[i].name,
-		       load_spoiled(b + 8 * SZ_1M, spoiled[i].how),
+		       load_spoiled(3, b + 8 * SZ_1M, SZ_2M, spoiled[i].how),
 		       spoiled[i].err);
+	{
+		struct kexec_segment two[2] = {
+			{ .buf = payload, .bufsz = SZ_1M,
+			  .mem = (void *)(b + 8 * SZ_1M), .memsz = SZ_2M },
+			{ .buf = payload, .bufsz = SZ_1M,
+			  .mem = (void *)(b + 10 * SZ_1M), .memsz = SZ_2M },
+		};
+
+		zero_page(b + 8 * SZ_1M, SZ_2M);
+		EXPECT("load_two_boot_params",
+		       mk_kexec_load(b + 8 * SZ_1M + ZP_ENTRY, 2, two,
+				     KEXEC_MULTIKERNEL |
+				     KEXEC_MULTIKERNEL_ID(3)),
+		       EINVAL);
+	}
+	/* What it accepts besides zero_page()'s image */
+	EXPECT("load_relocatable",
+	       load_spoiled(3, b + 8 * SZ_1M, 2 * SZ_2M, VARIANT_RELOCATABLE),
+	       0);
+	EXPECT("unload_relocatable", unload(3), 0);
+	EXPECT("load_with_rng_seed",
+	       load_spoiled(3, b + 8 * SZ_1M, SZ_2M, VARIANT_RNG_SEED), 0);
+	EXPECT("unload_with_rng_seed", unload(3), 0);
 	mk_result("failed_loads_not_listed", !proc_line(3) && !proc_line(0),
 		  "a refused load shows in /proc/multikernel");
 }
