@@ -28,6 +28,9 @@ done
 
 cc="gcc"
 command -v ccache >/dev/null && cc="ccache gcc"
+# Paths relative to the worktree's parent, so that another clone of the
+# repository (CI's) finds what this one compiled
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$MK_WORKTREE")}
 export KBUILD_BUILD_TIMESTAMP="2000-01-01"
 export KBUILD_BUILD_USER=multikernel KBUILD_BUILD_HOST=qemu
 kmake() {
