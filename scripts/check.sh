@@ -110,7 +110,8 @@ lint_pid=$!
 # --- bisect build -------------------------------------------------------
 bisect_ok=1
 bisect_start=$(date +%s)
-trap 'kill "$lint_pid" 2>/dev/null; wt checkout -q "$MK_TOPIC_BRANCH"' EXIT
+# (under set -e, a failing command in the trap would become the exit code)
+trap 'kill "$lint_pid" 2>/dev/null || true; wt checkout -q "$MK_TOPIC_BRANCH"' EXIT
 : > "$out/bisect-times.log"
 for c in $(wt rev-list --reverse "$MK_BASE_BRANCH..$topic"); do
 	wt checkout -q --detach "$c"
