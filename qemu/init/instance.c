@@ -10,7 +10,9 @@
  *
  * Booted as a crash kernel (qemu/spawn.sh's kdump mode), its console is
  * the first serial port, and mkpoweroff=N powers the machine off N
- * seconds after the init started.
+ * seconds after the init started; it leaves the marker 'C' in the
+ * trace of device accesses first (the instance must go on writing to its
+ * console after it).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +34,8 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	printf("MKINSTANCE: token=%s\n", token ? token : "(none)");
+	if (off && mk_trace_marker('C'))
+		printf("MKINSTANCE: no trace marker: %s\n", strerror(errno));
 	meminfo = mk_read_file("/proc/meminfo");
 	p = meminfo ? strstr(meminfo, "MemTotal:") : NULL;
 	printf("MKINSTANCE: MemTotal=%lu kB\n",

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/io.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -72,6 +73,20 @@ static void mk_expect_errno(const char *name, long ret, int saved_errno,
 			  "returned %ld (%s), expected %s", ret,
 			  ret == -1 ? strerror(saved_errno) : "no error",
 			  strerror(err));
+}
+
+/*
+ * Leave a marker in qemu/spawn.sh's trace of device accesses: 'M', then
+ * what, written to port 0x80 (the POST port; nothing listens).
+ * 0, or -1 with errno set.
+ */
+static int mk_trace_marker(char what)
+{
+	if (ioperm(0x80, 1, 1))
+		return -1;
+	outb('M', 0x80);
+	outb(what, 0x80);
+	return ioperm(0x80, 1, 0);
 }
 
 static char *mk_read_file(const char *path)
