@@ -265,11 +265,6 @@ static long start(unsigned int id, int cpu)
 	return mk_start(&args);
 }
 
-#define EXPECT(name, call, err) do {					\
-	long __ret = (call);						\
-	mk_expect_errno(name, __ret, errno, err);			\
-} while (0)
-
 static int find_pool(void)
 {
 	char *iomem = mk_read_file("/proc/iomem"), *line;
@@ -360,7 +355,9 @@ static void test_load(void)
 	       load_one(3, b + 2 * SZ_1M, SZ_1M, KEXEC_ON_CRASH), EINVAL);
 	EXPECT("load_id_without_flag",
 	       mk_kexec_load(0, 0, NULL, KEXEC_MULTIKERNEL_ID(1)), EINVAL);
-	EXPECT("load_id_256", load_one(256, b + 2 * SZ_1M, SZ_1M, 0), EINVAL);
+	/* id 256 spills into the architecture bits: kexec_load()'s own check */
+	EXPECT_SILENT("load_id_256", load_one(256, b + 2 * SZ_1M, SZ_1M, 0),
+		      EINVAL);
 	EXPECT("load_entry_outside_segments",
 	       mk_kexec_load((unsigned long)seg.mem + 2 * SZ_1M, 1, &seg,
 			     KEXEC_MULTIKERNEL | KEXEC_MULTIKERNEL_ID(3)),
@@ -514,7 +511,7 @@ static void test_start(void)
 	EXPECT("start_cpu_too_large", start(1, 4096), EINVAL);
 	EXPECT("start_unknown_id", start(99, 1), ENOENT);
 	EXPECT("start_bare_int_cpu", mk_start(&bare_cpu), EINVAL);
-	EXPECT("start_bad_pointer", mk_start(NULL), EFAULT);
+	EXPECT_SILENT("start_bad_pointer", mk_start(NULL), EFAULT);
 
 	memset(&args, 0, sizeof(args));
 	args.size = sizeof(args);
@@ -648,8 +645,8 @@ static void test_nomk(void)
 		  "/proc/multikernel exists");
 	mk_result("no_multikernel_memory", iomem && !strstr(iomem, "Multikernel"),
 		  "/proc/iomem mentions Multikernel");
-	EXPECT("kexec_flag_refused", load_one(1, 0x10000000, SZ_1M, 0), EINVAL);
-	EXPECT("reboot_command_refused", start(1, 1), EINVAL);
+	EXPECT_SILENT("kexec_flag_refused", load_one(1, 0x10000000, SZ_1M, 0), EINVAL);
+	EXPECT_SILENT("reboot_command_refused", start(1, 1), EINVAL);
 }
 
 int main(void)

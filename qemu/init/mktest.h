@@ -76,6 +76,70 @@ static void mk_expect_errno(const char *name, long ret, int saved_errno,
 }
 
 /*
+ * The kernel's log, read through /dev/kmsg (opened at the first mark, while
+ * the init still has the capabilities for it): mk_kmsg_mark() skips what
+ * is there, mk_kmsg_logged() tells whether a record added since holds
+ * text.
+ */
+static int mk_kmsg = -1;
+
+static void mk_kmsg_mark(void)
+{
+	if (mk_kmsg < 0)
+		mk_kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (mk_kmsg >= 0)
+		lseek(mk_kmsg, 0, SEEK_END);
+}
+
+static int mk_kmsg_logged(const char *text)
+{
+	char rec[2048];
+	int found = 0;
+	ssize_t n;
+
+	if (mk_kmsg < 0)
+		return 0;
+	for (;;) {
+		n = read(mk_kmsg, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)	/* records lost: read on */
+			continue;
+		if (n <= 0)
+			return found;
+		rec[n] = '\0';
+		if (strstr(rec, text))
+			found = 1;
+	}
+}
+
+/*
+ * As mk_expect_errno(), and a refusal must say why in the kernel's log: a
+ * new record naming "multikernel" (EXPECT).  EXPECT_SILENT is for the
+ * refusals the kernel makes without a word, as it does for a bad pointer
+ * or a missing capability.
+ */
+static void mk_expect_logged(const char *name, long ret, int saved_errno,
+			     int err, int silent)
+{
+	int logged = mk_kmsg_logged("multikernel");
+
+	if (err && !silent && ret == -1 && saved_errno == err && !logged)
+		mk_result(name, 0, "refused with %s, but the kernel logged no line naming multikernel",
+			  strerror(err));
+	else
+		mk_expect_errno(name, ret, saved_errno, err);
+}
+
+#define MK_EXPECT(name, call, err, silent) do {				\
+	long __ret;							\
+									\
+	mk_kmsg_mark();							\
+	__ret = (call);							\
+	mk_expect_logged(name, __ret, errno, err, silent);		\
+} while (0)
+#define EXPECT(name, call, err)		MK_EXPECT(name, call, err, 0)
+#define EXPECT_SILENT(name, call, err)	MK_EXPECT(name, call, err, 1)
+
+/*
  * Leave a marker in qemu/spawn.sh's trace of device accesses: 'M', then
  * what, written to port 0x80 (the POST port; nothing listens).
  * 0, or -1 with errno set.

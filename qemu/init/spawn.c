@@ -146,11 +146,6 @@ static long start(unsigned int id, int cpu)
 		       LINUX_REBOOT_CMD_MULTIKERNEL, &args);
 }
 
-#define EXPECT(name, call, err) do {					\
-		long __r = (call);					\
-		mk_expect_errno(name, __r, errno, err);			\
-	} while (0)
-
 /*
  * The count of /proc/interrupts line @label (such as "LOC:") on @cpu, or
  * summed over all CPUs for @cpu < 0; -1 when there is no such line.
