@@ -21,9 +21,11 @@
 # allowed only within the five kernel lines after it), MK_QEMU_IOTRACE (a vCPU
 # number: NAME.iotrace gets that vCPU's port and MMIO accesses, every
 # write to the local APICs' page (interrupt commands, MSIs, IO-APIC
-# messages) by any vCPU or device, and every write to port 0x80, where a
+# messages) by any vCPU or device, every access to COM2 (the instance's
+# UART in qemu/spawn.sh) by any vCPU, and every write to port 0x80, where a
 # test's init can leave markers; lines as QEMU's
-# memory_region_ops_{read,write} trace events print them).
+# memory_region_ops_{read,write} trace events print them, with the host's
+# time in seconds appended).
 set -euo pipefail
 
 [ $# -eq 4 ] || { echo "usage: $0 NAME KERNEL INITRAMFS CMDLINE" >&2; exit 2; }
@@ -42,12 +44,20 @@ trace=()
 if [ -n "${MK_QEMU_IOTRACE:-}" ]; then
 	fifo=$(mktemp -u "$logdir/$name.fifo.XXXXXX")
 	mkfifo "$fifo"
+	# QEMU stamps each line "pid@seconds:"; the time moves to the end
 	awk -v cpu="$MK_QEMU_IOTRACE" '
+		{
+			t = $1
+			sub(/^[0-9]*@/, "", t)
+			sub(/:.*/, "", t)
+			sub(/^[^:]*:/, "", $1)
+		}
 		$3 == cpu || ($1 == "memory_region_ops_write" &&
-		($7 == "0x80" || $7 ~ /^0xfee/))
+		($7 == "0x80" || $7 ~ /^0xfee/)) ||
+		($13 == "\047serial\047" && $7 ~ /^0x2f[89a-f]$/) { print $0, t }
 	' < "$fifo" > "$logdir/$name.iotrace" &
 	tracer=$!
-	trace=(-trace 'memory_region_ops_*' -D "$fifo")
+	trace=(-trace 'memory_region_ops_*' -D "$fifo" -msg timestamp=on)
 fi
 
 failed=0

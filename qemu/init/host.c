@@ -10,6 +10,7 @@
  *
  * Built static against the uapi headers of the tree under test.
  */
+#define _GNU_SOURCE
 #include <inttypes.h>
 #include <asm/bootparam.h>
 #include <linux/kexec.h>

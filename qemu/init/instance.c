@@ -14,6 +14,7 @@
  * trace of device accesses first (the instance must go on writing to its
  * console after it).
  */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
