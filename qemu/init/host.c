@@ -329,7 +329,8 @@ static void test_load(void)
 
 	memset(payload, 0x5a, sizeof(payload));
 
-	EXPECT("load_inside_pool", load_one(1, a, 2 * SZ_1M, 0), 0);
+	EXPECT("load_inside_pool", load_one(1, a, 2 * SZ_1M, 0), 0,
+	       "instance 1 loaded");
 	line = proc_line(1);
 	mk_result("load_listed",
 		  line && sscanf(line, "%u %31s %31s %7s %lx %lu %lx-%lx", &id,
@@ -342,88 +343,111 @@ static void test_load(void)
 		  "line \"%s\", expected 1 multikernel loaded - 0x%lx 1 0x%lx-0x%lx",
 		  line ? line : "(none)", a + ZP_ENTRY, a, a + 2 * SZ_1M - 1);
 
-	EXPECT("load_second_instance", load_one(2, b, 2 * SZ_1M, 0), 0);
-	EXPECT("load_same_id", load_one(1, b + 2 * SZ_1M, SZ_1M, 0), EEXIST);
-	EXPECT("load_overlapping", load_one(3, a, 4 * SZ_1M, 0), EBUSY);
+	EXPECT("load_second_instance", load_one(2, b, 2 * SZ_1M, 0), 0,
+	       "instance 2 loaded");
+	EXPECT("load_same_id", load_one(1, b + 2 * SZ_1M, SZ_1M, 0), EEXIST,
+	       "instance 1 is already loaded");
+	EXPECT("load_overlapping", load_one(3, a, 4 * SZ_1M, 0), EBUSY,
+	       "overlaps a loaded instance");
 	EXPECT("load_below_pool",
 	       load_one(3, pool_start - 2 * SZ_1M, 2 * SZ_1M, 0),
-	       EADDRNOTAVAIL);
+	       EADDRNOTAVAIL, "lies outside the pool");
 	EXPECT("load_across_pool_end",
 	       load_one(3, pool_end + 1 - 2 * SZ_1M, 4 * SZ_1M, 0),
-	       EADDRNOTAVAIL);
-	EXPECT("load_id_zero", load_one(0, b + 2 * SZ_1M, SZ_1M, 0), EINVAL);
+	       EADDRNOTAVAIL, "lies outside the pool");
+	EXPECT("load_id_zero", load_one(0, b + 2 * SZ_1M, SZ_1M, 0), EINVAL,
+	       "no instance id");
 	EXPECT("load_with_on_crash",
-	       load_one(3, b + 2 * SZ_1M, SZ_1M, KEXEC_ON_CRASH), EINVAL);
+	       load_one(3, b + 2 * SZ_1M, SZ_1M, KEXEC_ON_CRASH), EINVAL,
+	       "flags 0x311 do not describe");
 	EXPECT("load_id_without_flag",
-	       mk_kexec_load(0, 0, NULL, KEXEC_MULTIKERNEL_ID(1)), EINVAL);
+	       mk_kexec_load(0, 0, NULL, KEXEC_MULTIKERNEL_ID(1)), EINVAL,
+	       "flags 0x100 do not describe");
 	/* id 256 spills into the architecture bits: kexec_load()'s own check */
 	EXPECT_SILENT("load_id_256", load_one(256, b + 2 * SZ_1M, SZ_1M, 0),
 		      EINVAL);
 	EXPECT("load_entry_outside_segments",
 	       mk_kexec_load((unsigned long)seg.mem + 2 * SZ_1M, 1, &seg,
 			     KEXEC_MULTIKERNEL | KEXEC_MULTIKERNEL_ID(3)),
-	       EADDRNOTAVAIL);
+	       EADDRNOTAVAIL, "lies in no segment");
 	seg.mem = (void *)(b + 8 * SZ_1M + 0x800);
 	EXPECT("load_unaligned_segment",
 	       mk_kexec_load((unsigned long)seg.mem, 1, &seg,
 			     KEXEC_MULTIKERNEL | KEXEC_MULTIKERNEL_ID(3)),
-	       EADDRNOTAVAIL);
+	       EADDRNOTAVAIL, "segment list refused (-99)");
 	/* Page aligned, not 2 MiB: the CPU starts on 2 MiB pages */
 	seg.mem = (void *)(b + 8 * SZ_1M + 0x1000);
 	EXPECT("load_segment_not_2m_aligned",
 	       mk_kexec_load((unsigned long)seg.mem, 1, &seg,
 			     KEXEC_MULTIKERNEL | KEXEC_MULTIKERNEL_ID(3)),
-	       EADDRNOTAVAIL);
+	       EADDRNOTAVAIL, "is not 2 MiB aligned");
 
 	/* Boot parameters built by user space: what the kernel refuses */
 	static const struct {
 		const char *name;
 		enum spoil how;
 		int err;
+		const char *why;	/* in the kernel's log */
 	} spoiled[] = {
-		{ "load_no_boot_params", SPOIL_MAGIC, EINVAL },
-		{ "load_boot_params_not_instance", SPOIL_XLF, ENOEXEC },
-		{ "load_boot_protocol_too_old", SPOIL_VERSION, EINVAL },
-		{ "load_e820_outside_segments", SPOIL_E820_OUTSIDE, EINVAL },
-		{ "load_e820_not_ram", SPOIL_E820_TYPE, EINVAL },
-		{ "load_e820_empty", SPOIL_E820_NONE, EINVAL },
-		{ "load_e820_full", SPOIL_E820_FULL, EINVAL },
-		{ "load_e820_free_slot_used", SPOIL_E820_SLOT, EINVAL },
-		{ "load_cmdline_outside_segments", SPOIL_CMDLINE_OUTSIDE,
-		  EINVAL },
-		{ "load_cmdline_unterminated", SPOIL_CMDLINE_UNTERMINATED,
-		  EINVAL },
-		{ "load_cmdline_without_dis_ucode_ldr", SPOIL_NO_DIS_UCODE_LDR,
-		  EINVAL },
-		{ "load_initrd_outside_segments", SPOIL_INITRD_OUTSIDE, EINVAL },
-		{ "load_without_setup_multikernel", SPOIL_NO_SETUP_DATA,
-		  EINVAL },
-		{ "load_foreign_setup_data", SPOIL_SETUP_DATA_TYPE, EINVAL },
-		{ "load_setup_data_outside_segments", SPOIL_SETUP_DATA_OUTSIDE,
-		  EINVAL },
-		{ "load_setup_data_over_kernel", SPOIL_SETUP_DATA_OVER_KERNEL,
-		  EINVAL },
-		{ "load_setup_data_loop", SPOIL_SETUP_DATA_LOOP, EINVAL },
+		{ "load_no_boot_params", SPOIL_MAGIC, EINVAL,
+		  "no segment begins with boot parameters" },
+		{ "load_boot_params_not_instance", SPOIL_XLF, ENOEXEC,
+		  "built with CONFIG_MULTIKERNEL_INSTANCE" },
+		{ "load_boot_protocol_too_old", SPOIL_VERSION, EINVAL,
+		  "boot protocol 2.12 or later" },
+		{ "load_e820_outside_segments", SPOIL_E820_OUTSIDE, EINVAL,
+		  "type 1) is not RAM within one segment" },
+		{ "load_e820_not_ram", SPOIL_E820_TYPE, EINVAL,
+		  "type 2) is not RAM within one segment" },
+		{ "load_e820_empty", SPOIL_E820_NONE, EINVAL,
+		  "0 e820 entries" },
+		{ "load_e820_full", SPOIL_E820_FULL, EINVAL,
+		  "128 e820 entries" },
+		{ "load_e820_free_slot_used", SPOIL_E820_SLOT, EINVAL,
+		  "more than the setup header" },
+		{ "load_cmdline_outside_segments", SPOIL_CMDLINE_OUTSIDE, EINVAL,
+		  "bytes of a segment to itself" },
+		{ "load_cmdline_unterminated", SPOIL_CMDLINE_UNTERMINATED, EINVAL,
+		  "the command line does not end" },
+		{ "load_cmdline_without_dis_ucode_ldr", SPOIL_NO_DIS_UCODE_LDR, EINVAL,
+		  "lacks dis_ucode_ldr" },
+		{ "load_initrd_outside_segments", SPOIL_INITRD_OUTSIDE, EINVAL,
+		  "the initrd" },
+		{ "load_without_setup_multikernel", SPOIL_NO_SETUP_DATA, EINVAL,
+		  "no SETUP_MULTIKERNEL" },
+		{ "load_foreign_setup_data", SPOIL_SETUP_DATA_TYPE, EINVAL,
+		  "is not for an instance" },
+		{ "load_setup_data_outside_segments", SPOIL_SETUP_DATA_OUTSIDE, EINVAL,
+		  "ends outside its segment" },
+		{ "load_setup_data_over_kernel", SPOIL_SETUP_DATA_OVER_KERNEL, EINVAL,
+		  "where the kernel decompresses" },
+		{ "load_setup_data_loop", SPOIL_SETUP_DATA_LOOP, EINVAL,
+		  "more than 16 setup_data entries" },
 		{ "load_setup_data_over_multikernel_entry",
-		  SPOIL_SETUP_DATA_OVER_ENTRY, EINVAL },
-		{ "load_setup_multikernel_host_field", SPOIL_HOST_FIELD,
-		  EINVAL },
-		{ "load_setup_multikernel_bad_uart", SPOIL_UART, EINVAL },
-		{ "load_boot_params_efi", SPOIL_EFI, EINVAL },
-		{ "load_boot_params_sentinel", SPOIL_SENTINEL, EINVAL },
-		{ "load_boot_params_screen", SPOIL_SCREEN, EINVAL },
-		{ "load_boot_params_subarch", SPOIL_SUBARCH, EINVAL },
-		{ "load_kernel_outside_segments", SPOIL_KERNEL_OUTSIDE,
-		  EINVAL },
-		{ "load_kernel_over_cmdline", SPOIL_KERNEL_OVER_CMDLINE,
-		  EINVAL },
-		{ "load_kernel_alignment_not_power_of_2", SPOIL_ALIGNMENT,
-		  EINVAL },
+		  SPOIL_SETUP_DATA_OVER_ENTRY, EINVAL, "shares its bytes" },
+		{ "load_setup_multikernel_host_field", SPOIL_HOST_FIELD, EINVAL,
+		  "must be version 1" },
+		{ "load_setup_multikernel_bad_uart", SPOIL_UART, EINVAL,
+		  "must be version 1" },
+		{ "load_boot_params_efi", SPOIL_EFI, EINVAL,
+		  "more than the setup header" },
+		{ "load_boot_params_sentinel", SPOIL_SENTINEL, EINVAL,
+		  "more than the setup header" },
+		{ "load_boot_params_screen", SPOIL_SCREEN, EINVAL,
+		  "more than the setup header" },
+		{ "load_boot_params_subarch", SPOIL_SUBARCH, EINVAL,
+		  "more than the setup header" },
+		{ "load_kernel_outside_segments", SPOIL_KERNEL_OUTSIDE, EINVAL,
+		  "outside the segments" },
+		{ "load_kernel_over_cmdline", SPOIL_KERNEL_OVER_CMDLINE, EINVAL,
+		  "decompress over its boot parameters" },
+		{ "load_kernel_alignment_not_power_of_2", SPOIL_ALIGNMENT, EINVAL,
+		  "is not a power of 2" },
 	};
 	for (size_t i = 0; i < sizeof(spoiled) / sizeof(spoiled[0]); i++)
 		EXPECT(spoiled[i].name,
 		       load_spoiled(3, b + 8 * SZ_1M, SZ_2M, spoiled[i].how),
-		       spoiled[i].err);
+		       spoiled[i].err, spoiled[i].why);
 	{
 		struct kexec_segment two[2] = {
 			{ .buf = payload, .bufsz = SZ_1M,
@@ -437,16 +461,17 @@ static void test_load(void)
 		       mk_kexec_load(b + 8 * SZ_1M + ZP_ENTRY, 2, two,
 				     KEXEC_MULTIKERNEL |
 				     KEXEC_MULTIKERNEL_ID(3)),
-		       EINVAL);
+		       EINVAL, "both begin with boot parameters");
 	}
 	/* What it accepts besides zero_page()'s image */
 	EXPECT("load_relocatable",
 	       load_spoiled(3, b + 8 * SZ_1M, 2 * SZ_2M, VARIANT_RELOCATABLE),
-	       0);
-	EXPECT("unload_relocatable", unload(3), 0);
+	       0, "instance 3 loaded");
+	EXPECT("unload_relocatable", unload(3), 0, "instance 3 unloaded");
 	EXPECT("load_with_rng_seed",
-	       load_spoiled(3, b + 8 * SZ_1M, SZ_2M, VARIANT_RNG_SEED), 0);
-	EXPECT("unload_with_rng_seed", unload(3), 0);
+	       load_spoiled(3, b + 8 * SZ_1M, SZ_2M, VARIANT_RNG_SEED), 0,
+	       "instance 3 loaded");
+	EXPECT("unload_with_rng_seed", unload(3), 0, "instance 3 unloaded");
 	mk_result("failed_loads_not_listed", !proc_line(3) && !proc_line(0),
 		  "a refused load shows in /proc/multikernel");
 }
@@ -505,13 +530,17 @@ static void test_start(void)
 	char *line, state[32], cpu[8];
 	int bare_cpu = 1;
 
-	EXPECT("start_on_online_cpu", start(1, 0), EBUSY);
-	EXPECT("cpu1_offline",
-	       mk_write_file("/sys/devices/system/cpu/cpu1/online", "0"), 0);
-	EXPECT("start_negative_cpu", start(1, -1), EINVAL);
-	EXPECT("start_cpu_too_large", start(1, 4096), EINVAL);
-	EXPECT("start_unknown_id", start(99, 1), ENOENT);
-	EXPECT("start_bare_int_cpu", mk_start(&bare_cpu), EINVAL);
+	EXPECT("start_on_online_cpu", start(1, 0), EBUSY, "CPU 0 is online");
+	EXPECT_SILENT("cpu1_offline",
+		      mk_write_file("/sys/devices/system/cpu/cpu1/online", "0"),
+		      0);
+	EXPECT("start_negative_cpu", start(1, -1), EINVAL,
+	       "CPU -1 does not exist");
+	EXPECT("start_cpu_too_large", start(1, 4096), EINVAL,
+	       "CPU 4096 does not exist");
+	EXPECT("start_unknown_id", start(99, 1), ENOENT, "no instance 99");
+	EXPECT("start_bare_int_cpu", mk_start(&bare_cpu), EINVAL,
+	       "argument size 1 is below");
 	EXPECT_SILENT("start_bad_pointer", mk_start(NULL), EFAULT);
 
 	memset(&args, 0, sizeof(args));
@@ -519,7 +548,8 @@ static void test_start(void)
 	args.id = 1;
 	args.cpu = 1;
 	args.flags = 1;
-	EXPECT("start_unknown_flags", mk_start(&args), EINVAL);
+	EXPECT("start_unknown_flags", mk_start(&args), EINVAL,
+	       "unknown flags 0x1");
 
 	/*
 	 * A newer, larger argument is fine while its new fields are zero:
@@ -530,41 +560,51 @@ static void test_start(void)
 	args.cpu = 0;
 	args.size = sizeof(bigger);
 	memcpy(bigger, &args, sizeof(args));
-	EXPECT("start_larger_args_zero_tail", mk_start(bigger), EBUSY);
+	EXPECT("start_larger_args_zero_tail", mk_start(bigger), EBUSY,
+	       "CPU 0 is online");
 	bigger[sizeof(args)] = 1;
-	EXPECT("start_larger_args_unknown_field", mk_start(bigger), E2BIG);
+	EXPECT("start_larger_args_unknown_field", mk_start(bigger), E2BIG,
+	       "fields this kernel does not know");
 	args.size = 8192;
-	EXPECT("start_args_above_a_page", mk_start(&args), E2BIG);
+	EXPECT("start_args_above_a_page", mk_start(&args), E2BIG,
+	       "argument size 8192 is too large");
 
 	/*
 	 * Instance 4 halts its CPU, which the host then may not take back;
 	 * instances 1 and 2 stay loaded for the unload tests.
 	 */
 	EXPECT("load_halting_instance", load_one(4, pool_start + 16 * SZ_1M,
-						 2 * SZ_1M, 0), 0);
-	EXPECT("start_valid_request", start(4, 1), 0);
+						 2 * SZ_1M, 0), 0,
+	       "instance 4 loaded");
+	EXPECT("start_valid_request", start(4, 1), 0,
+	       "instance 4 started on CPU 1");
 	line = proc_line(4);
 	mk_result("started_listed",
 		  line && sscanf(line, "%*u %*s %31s %7s", state, cpu) == 2 &&
 		  !strcmp(state, "running") && !strcmp(cpu, "1"),
 		  "line \"%s\", expected instance 4 running on CPU 1",
 		  line ? line : "(none)");
-	EXPECT("start_running_again", start(4, 1), EBUSY);
-	EXPECT("start_other_on_owned_cpu", start(1, 1), EBUSY);
-	EXPECT("unload_running", unload(4), EBUSY);
+	EXPECT("start_running_again", start(4, 1), EBUSY,
+	       "start: instance 4 is running");
+	EXPECT("start_other_on_owned_cpu", start(1, 1), EBUSY,
+	       "CPU 1 is taken by another instance");
+	EXPECT("unload_running", unload(4), EBUSY,
+	       "unload: instance 4 is running");
 	EXPECT("cpu1_online_refused",
-	       mk_write_file("/sys/devices/system/cpu/cpu1/online", "1"), EBUSY);
+	       mk_write_file("/sys/devices/system/cpu/cpu1/online", "1"), EBUSY,
+	       "CPU 1 runs a multikernel instance");
 }
 
 static void test_unload(void)
 {
-	EXPECT("unload_by_id", unload(1), 0);
+	EXPECT("unload_by_id", unload(1), 0, "instance 1 unloaded");
 	mk_result("unloaded_not_listed", !proc_line(1) && proc_line(2),
 		  "instance 1 listed or instance 2 missing after unloading 1");
-	EXPECT("unload_again", unload(1), ENOENT);
-	EXPECT("reload_freed_range", load_one(1, pool_start, 2 * SZ_1M, 0), 0);
-	EXPECT("unload_1", unload(1), 0);
-	EXPECT("unload_2", unload(2), 0);
+	EXPECT("unload_again", unload(1), ENOENT, "unload: no instance 1");
+	EXPECT("reload_freed_range", load_one(1, pool_start, 2 * SZ_1M, 0), 0,
+	       "instance 1 loaded");
+	EXPECT("unload_1", unload(1), 0, "instance 1 unloaded");
+	EXPECT("unload_2", unload(2), 0, "instance 2 unloaded");
 	mk_result("table_empty", !proc_line(1) && !proc_line(2),
 		  "instances left in /proc/multikernel");
 }
@@ -617,10 +657,11 @@ static void test_fixed(void)
 		  iomem && strstr(iomem, "30000000-") &&
 		  strstr(strstr(iomem, "30000000-"), ": Multikernel shared memory"),
 		  "no shared memory at 0x30000000 in /proc/iomem");
-	EXPECT("fixed_load", load_one(1, pool_start, 2 * SZ_1M, 0), 0);
+	EXPECT("fixed_load", load_one(1, pool_start, 2 * SZ_1M, 0), 0,
+	       "instance 1 loaded");
 	EXPECT("fixed_load_past_end", load_one(2, pool_end + 1, 2 * SZ_1M, 0),
-	       EADDRNOTAVAIL);
-	EXPECT("fixed_unload", unload(1), 0);
+	       EADDRNOTAVAIL, "lies outside the pool");
+	EXPECT("fixed_unload", unload(1), 0, "instance 1 unloaded");
 }
 
 /* CONFIG_MULTIKERNEL=y, no multikernel_pool=: nothing to load into */
@@ -633,8 +674,9 @@ static void test_nopool(void)
 	mk_result("nopool_proc_multikernel", !access("/proc/multikernel", R_OK),
 		  "/proc/multikernel missing");
 	EXPECT("nopool_load_refused", load_one(1, 0x10000000, SZ_1M, 0),
-	       EADDRNOTAVAIL);
-	EXPECT("nopool_start_unknown", start(1, 1), ENOENT);
+	       EADDRNOTAVAIL, "no pool reserved");
+	EXPECT("nopool_start_unknown", start(1, 1), ENOENT,
+	       "start: no instance 1");
 }
 
 /* CONFIG_MULTIKERNEL=n: no file, no flag, no command, no memory. */

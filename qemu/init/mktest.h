@@ -123,42 +123,45 @@ static int mk_kmsg_logged(const char *text)
 }
 
 /*
- * As mk_expect_errno(), and a refusal must say why in the kernel's log: a
- * new record naming "multikernel" (EXPECT).  EXPECT_SILENT is for the
- * refusals the kernel makes without a word, as it does for a bad pointer
- * or a missing capability: there a multikernel record is a failure.
- * Every call site logs at most a few lines within pr_*_ratelimited()'s
- * burst (10 per 5 s per call site); many more refusals of one kind in a
- * row would be suppressed and fail here.
+ * As mk_expect_errno(), and the kernel's log must say what happened: a new
+ * record holding @text (EXPECT), such as the reason for a refusal.
+ * EXPECT_SILENT is for what the kernel does without a word, as for a bad
+ * pointer or a missing capability: there a new record naming
+ * "multikernel" is a failure.  The refusals are pr_*_ratelimited(), 10
+ * per 5 s per call site: many more of one kind in a row would go unlogged
+ * and fail here.
  */
 static void mk_expect_logged(const char *name, long ret, int saved_errno,
-			     int err, int silent)
+			     int err, const char *text)
 {
-	int logged = mk_kmsg_logged("multikernel");
+	int logged = mk_kmsg_logged(text ? text : "multikernel");
+	int as_expected = err ? ret == -1 && saved_errno == err : ret == 0;
 
-	if (logged < 0)
+	if (!as_expected)
+		mk_expect_errno(name, ret, saved_errno, err);
+	else if (logged < 0)
 		mk_result(name, 0, "cannot read /dev/kmsg: %s",
 			  strerror(errno));
-	else if (err && !silent && ret == -1 && saved_errno == err && !logged)
-		mk_result(name, 0, "refused with %s, but the kernel logged no line naming multikernel",
-			  strerror(err));
-	else if (silent && logged)
-		mk_result(name, 0, "expected no multikernel line in the kernel log");
+	else if (text && !logged)
+		mk_result(name, 0, "%s, but the kernel logged no \"%s\"",
+			  err ? strerror(err) : "succeeded", text);
+	else if (!text && logged)
+		mk_result(name, 0, "the kernel logged a multikernel line");
 	else
 		mk_expect_errno(name, ret, saved_errno, err);
 }
 
-#define MK_EXPECT(name, call, err, silent) do {				\
+#define MK_EXPECT(name, call, err, text) do {				\
 	long __ret;							\
 	int __errno;							\
 									\
 	mk_kmsg_mark();							\
 	__ret = (call);							\
 	__errno = errno;						\
-	mk_expect_logged(name, __ret, __errno, err, silent);		\
+	mk_expect_logged(name, __ret, __errno, err, text);		\
 } while (0)
-#define EXPECT(name, call, err)		MK_EXPECT(name, call, err, 0)
-#define EXPECT_SILENT(name, call, err)	MK_EXPECT(name, call, err, 1)
+#define EXPECT(name, call, err, text)	MK_EXPECT(name, call, err, text)
+#define EXPECT_SILENT(name, call, err)	MK_EXPECT(name, call, err, NULL)
 
 /*
  * Leave a marker in qemu/spawn.sh's trace of device accesses: 'M', then
