@@ -53,38 +53,40 @@ else
 	cat "$out/status.log"
 fi
 
-# --- checkpatch and coccinelle ----------------------------------------
-# Both are single-threaded and read only the patches and the tip's files,
-# so they run in the background beside the bisect build, which checks out
-# older commits in the worktree: coccinelle reads a copy of the tip.
-lint() {
-	local failed=0 tip=$out/tip
-	local cp_errors=0 cp_warnings=0 cp_checks=0 res tot e w c p sp
+# --- checkpatch ---------------------------------------------------------
+# Before the bisect build: checkpatch insists on a kernel tree around it,
+# and the bisect's checkouts make the top level vanish for a moment.
+# spdxcheck.py wants Debian's python3 (python3-ply, python3-git).
+cp_errors=0 cp_warnings=0 cp_checks=0
+: > "$out/checkpatch.log"
+for p in "$MK_REPO"/topic/0*.patch; do
+	case $p in */0000-cover-letter.patch) continue ;; esac
+	res=$(cd "$MK_WORKTREE" && PATH=/usr/bin:$PATH scripts/checkpatch.pl \
+		--strict --show-types "$p" 2>&1 || true)
+	echo "$res" >> "$out/checkpatch.log"
+	tot=$(echo "$res" | grep -E '^total:' | tail -n 1 || true)
+	[ -n "$tot" ] || echo "checkpatch gave no total for $p" >&2
+	e=$(echo "$tot" | sed -n 's/.* \([0-9]*\) errors.*/\1/p')
+	w=$(echo "$tot" | sed -n 's/.* \([0-9]*\) warnings.*/\1/p')
+	c=$(echo "$tot" | sed -n 's/.* \([0-9]*\) checks.*/\1/p')
+	cp_errors=$((cp_errors + ${e:-1}))
+	cp_warnings=$((cp_warnings + ${w:-0}))
+	cp_checks=$((cp_checks + ${c:-0}))
+done
+if [ "$cp_errors" = 0 ] && [ "$cp_warnings" = 0 ]; then
+	pass checkpatch
+else
+	fail checkpatch "$cp_errors errors, $cp_warnings warnings ($out/checkpatch.log)"
+	grep -E '^(ERROR|WARNING):|^Must be run' "$out/checkpatch.log" | head -n 20
+fi
+echo "INFO checkpatch: $cp_errors errors, $cp_warnings warnings, $cp_checks checks"
+grep -E '^CHECK:' "$out/checkpatch.log" | sed 's/^/INFO   /' || true
 
-	# spdxcheck.py wants Debian's python3 (python3-ply, python3-git).
-	export PATH=/usr/bin:$PATH
-	: > "$out/checkpatch.log"
-	for p in "$MK_REPO"/topic/0*.patch; do
-		case $p in */0000-cover-letter.patch) continue ;; esac
-		res=$(cd "$MK_WORKTREE" && scripts/checkpatch.pl --strict \
-			--show-types "$p" 2>&1 || true)
-		echo "$res" >> "$out/checkpatch.log"
-		tot=$(echo "$res" | grep -E '^total:' | tail -n 1 || true)
-		e=$(echo "$tot" | sed -n 's/.* \([0-9]*\) errors.*/\1/p')
-		w=$(echo "$tot" | sed -n 's/.* \([0-9]*\) warnings.*/\1/p')
-		c=$(echo "$tot" | sed -n 's/.* \([0-9]*\) checks.*/\1/p')
-		cp_errors=$((cp_errors + ${e:-1}))
-		cp_warnings=$((cp_warnings + ${w:-0}))
-		cp_checks=$((cp_checks + ${c:-0}))
-	done
-	if [ "$cp_errors" = 0 ] && [ "$cp_warnings" = 0 ]; then
-		pass checkpatch
-	else
-		fail checkpatch "$cp_errors errors, $cp_warnings warnings ($out/checkpatch.log)"
-		grep -E '^(ERROR|WARNING):' "$out/checkpatch.log" | head -n 20
-	fi
-	echo "INFO checkpatch: $cp_errors errors, $cp_warnings warnings, $cp_checks checks"
-	grep -E '^CHECK:' "$out/checkpatch.log" | sed 's/^/INFO   /' || true
+# --- coccinelle ---------------------------------------------------------
+# Single-threaded, so it runs in the background beside the bisect build,
+# on a copy of the tip's files (the bisect checks out older commits).
+lint() {
+	local failed=0 tip=$out/tip sp
 
 	rm -rf "$tip"
 	mkdir -p "$tip"
