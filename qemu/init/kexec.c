@@ -30,6 +30,7 @@
  * "MKTEST: DONE".  A stage that cannot go on ends the run with DONE, and
  * qemu/kexec-compat.sh notices the stage PASS lines that are missing.
  */
+#define _GNU_SOURCE
 #include <elf.h>
 #include <sys/wait.h>
 

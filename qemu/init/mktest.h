@@ -12,6 +12,10 @@
 #ifndef MKTEST_H
 #define MKTEST_H
 
+#ifndef _GNU_SOURCE
+#error "define _GNU_SOURCE before the first #include (CPU affinity)"
+#endif
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
