@@ -405,22 +405,22 @@ static void test_load(void)
 		  "128 e820 entries" },
 		{ "load_e820_free_slot_used", SPOIL_E820_SLOT, EINVAL,
 		  "more than the setup header" },
-		{ "load_cmdline_outside_segments", SPOIL_CMDLINE_OUTSIDE, EINVAL,
-		  "bytes of a segment to itself" },
-		{ "load_cmdline_unterminated", SPOIL_CMDLINE_UNTERMINATED, EINVAL,
-		  "the command line does not end" },
-		{ "load_cmdline_without_dis_ucode_ldr", SPOIL_NO_DIS_UCODE_LDR, EINVAL,
-		  "lacks dis_ucode_ldr" },
+		{ "load_cmdline_outside_segments", SPOIL_CMDLINE_OUTSIDE,
+		  EINVAL, "bytes of a segment to itself" },
+		{ "load_cmdline_unterminated", SPOIL_CMDLINE_UNTERMINATED,
+		  EINVAL, "the command line does not end" },
+		{ "load_cmdline_without_dis_ucode_ldr", SPOIL_NO_DIS_UCODE_LDR,
+		  EINVAL, "lacks dis_ucode_ldr" },
 		{ "load_initrd_outside_segments", SPOIL_INITRD_OUTSIDE, EINVAL,
 		  "the initrd" },
 		{ "load_without_setup_multikernel", SPOIL_NO_SETUP_DATA, EINVAL,
 		  "no SETUP_MULTIKERNEL" },
 		{ "load_foreign_setup_data", SPOIL_SETUP_DATA_TYPE, EINVAL,
 		  "is not for an instance" },
-		{ "load_setup_data_outside_segments", SPOIL_SETUP_DATA_OUTSIDE, EINVAL,
-		  "ends outside its segment" },
-		{ "load_setup_data_over_kernel", SPOIL_SETUP_DATA_OVER_KERNEL, EINVAL,
-		  "where the kernel decompresses" },
+		{ "load_setup_data_outside_segments", SPOIL_SETUP_DATA_OUTSIDE,
+		  EINVAL, "ends outside its segment" },
+		{ "load_setup_data_over_kernel", SPOIL_SETUP_DATA_OVER_KERNEL,
+		  EINVAL, "where the kernel decompresses" },
 		{ "load_setup_data_loop", SPOIL_SETUP_DATA_LOOP, EINVAL,
 		  "more than 16 setup_data entries" },
 		{ "load_setup_data_over_multikernel_entry",
@@ -441,8 +441,8 @@ static void test_load(void)
 		  "outside the segments" },
 		{ "load_kernel_over_cmdline", SPOIL_KERNEL_OVER_CMDLINE, EINVAL,
 		  "decompress over its boot parameters" },
-		{ "load_kernel_alignment_not_power_of_2", SPOIL_ALIGNMENT, EINVAL,
-		  "is not a power of 2" },
+		{ "load_kernel_alignment_not_power_of_2", SPOIL_ALIGNMENT,
+		  EINVAL, "is not a power of 2" },
 	};
 	for (size_t i = 0; i < sizeof(spoiled) / sizeof(spoiled[0]); i++)
 		EXPECT(spoiled[i].name,
@@ -688,7 +688,8 @@ static void test_nomk(void)
 		  "/proc/multikernel exists");
 	mk_result("no_multikernel_memory", iomem && !strstr(iomem, "Multikernel"),
 		  "/proc/iomem mentions Multikernel");
-	EXPECT_SILENT("kexec_flag_refused", load_one(1, 0x10000000, SZ_1M, 0), EINVAL);
+	EXPECT_SILENT("kexec_flag_refused", load_one(1, 0x10000000, SZ_1M, 0),
+		      EINVAL);
 	EXPECT_SILENT("reboot_command_refused", start(1, 1), EINVAL);
 }
 
