@@ -13,6 +13,9 @@
 #   fixed   the pool and the shared area at fixed addresses
 #   nopool  CONFIG_MULTIKERNEL=y without a pool
 #   nomk    CONFIG_MULTIKERNEL=n: nothing of it is there
+#   lockdown  booted with lockdown=integrity: no instance loads or starts
+#   nosmt   two cores of two threads with nosmt: no instance on a thread
+#           SMT control keeps offline
 #   kexec   plain kexec, kexec_file, crash load/unload and kdump still work
 #   spawn   end to end: the host starts a kernel built only to be an
 #           instance (kconfig/instance.config) on CPU 1 of three, and both
@@ -78,6 +81,10 @@ if build host $MK_HOST_CONFIG; then
 		"mktest=fixed nokaslr multikernel_pool=64M@512M mk_shared_memory=0x30000000"
 	step boot-nopool boot nopool "$MK_BUILD/host" \
 		"mktest=nopool mk_shared_memory=0x30000000"
+	step boot-lockdown boot lockdown "$MK_BUILD/host" \
+		"mktest=lockdown lockdown=integrity $pool"
+	MK_QEMU_SMP="4,sockets=1,cores=2,threads=2" step boot-nosmt \
+		boot nosmt "$MK_BUILD/host" "mktest=nosmt nosmt $pool"
 	step boot-kexec "$MK_REPO/qemu/kexec-compat.sh" "$MK_BUILD/host" "$logs"
 	if build instance base small instance; then
 		kib() { size "$1/vmlinux" | awk 'NR == 2 { print int($4 / 1024) }'; }

@@ -7,6 +7,9 @@
  *                 mk_shared_memory=0x30000000 (and nokaslr)
  *   mktest=nopool CONFIG_MULTIKERNEL=y without multikernel_pool=
  *   mktest=nomk   a CONFIG_MULTIKERNEL=n kernel: none of it is there
+ *   mktest=lockdown  the mk host booted with lockdown=integrity
+ *   mktest=nosmt  the mk host on two cores of two threads, booted with
+ *                 nosmt
  *
  * Built static against the uapi headers of the tree under test.
  */
@@ -38,8 +41,8 @@ static long mk_kexec_load(unsigned long entry, unsigned long nr,
  * multikernel load --segments): boot parameters at the start of the
  * payload, for an image at @mem of @size bytes, with a SETUP_MULTIKERNEL
  * entry, the command line, and code that halts the CPU for its kernel.
- * The setup header says the kernel is not relocatable and decompresses
- * in the page at ZP_KERNEL.
+ * The setup header says the kernel is not relocatable, is 16 bytes long
+ * from 0x200 below the entry, and decompresses in the page at ZP_KERNEL.
  */
 #define ZP_SETUP_DATA	0x1000
 #define ZP_CMDLINE	0x2000
@@ -62,6 +65,7 @@ static void zero_page(unsigned long mem, unsigned long size)
 	bp->hdr.cmdline_size = 2047;
 	bp->hdr.pref_address = mem + ZP_KERNEL;
 	bp->hdr.init_size = 0x1000;
+	bp->hdr.syssize = 1;
 	bp->hdr.cmd_line_ptr = mem + ZP_CMDLINE;
 	bp->ext_cmd_line_ptr = (mem + ZP_CMDLINE) >> 32;
 	strcpy(payload + ZP_CMDLINE, "console=ttyS1 dis_ucode_ldr");
@@ -104,7 +108,10 @@ enum spoil {
 	SPOIL_SETUP_DATA_LOOP, SPOIL_SETUP_DATA_OVER_ENTRY, SPOIL_HOST_FIELD,
 	SPOIL_UART, SPOIL_EFI, SPOIL_SENTINEL, SPOIL_SCREEN, SPOIL_SUBARCH,
 	SPOIL_KERNEL_OUTSIDE, SPOIL_KERNEL_OVER_CMDLINE, SPOIL_ALIGNMENT,
-	VARIANT_RELOCATABLE, VARIANT_RNG_SEED,
+	SPOIL_ALIGNMENT_ZERO, SPOIL_SOURCE_OUTSIDE, SPOIL_NO_SYSSIZE,
+	SPOIL_ENTRY_LOW, SPOIL_CMDLINE_MEMMAP, SPOIL_CMDLINE_ELFCOREHDR,
+	SPOIL_CMDLINE_INITRD,
+	VARIANT_RELOCATABLE, VARIANT_RNG_SEED, VARIANT_INIT_ARGS,
 };
 
 /* Put a setup_data entry of @type and @len bytes at @off in the payload */
@@ -230,6 +237,41 @@ static long load_spoiled(unsigned int id, unsigned long mem,
 		bp->hdr.relocatable_kernel = 1;
 		bp->hdr.kernel_alignment = 3 * SZ_1M;
 		break;
+	case SPOIL_ALIGNMENT_ZERO:
+		/* head_64.S would round up to 4 GiB */
+		bp->hdr.relocatable_kernel = 1;
+		bp->hdr.kernel_alignment = 0;
+		break;
+	case SPOIL_SOURCE_OUTSIDE:
+		/* The decompressor would run from past the segment's end */
+		bp->hdr.syssize = SZ_2M / 16;
+		break;
+	case SPOIL_NO_SYSSIZE:
+		bp->hdr.syssize = 0;
+		break;
+	case SPOIL_ENTRY_LOW:
+		/* An entry 0x100 into the segment: the kernel starts below it */
+		return mk_kexec_load(mem + 0x100, 1, &seg,
+				     KEXEC_MULTIKERNEL |
+				     KEXEC_MULTIKERNEL_ID(id));
+	case SPOIL_CMDLINE_MEMMAP:
+		/* Host RAM below the pool as the instance's */
+		strcpy(payload + ZP_CMDLINE,
+		       "console=ttyS1 dis_ucode_ldr memmap=64M@0x1000000");
+		break;
+	case SPOIL_CMDLINE_ELFCOREHDR:
+		strcpy(payload + ZP_CMDLINE,
+		       "elfcorehdr=0x1000000 console=ttyS1 dis_ucode_ldr");
+		break;
+	case SPOIL_CMDLINE_INITRD:
+		strcpy(payload + ZP_CMDLINE,
+		       "console=ttyS1 \"initrdmem=16M,4M\" dis_ucode_ldr");
+		break;
+	case VARIANT_INIT_ARGS:
+		/* After "--" it is init's, not the kernel's */
+		strcpy(payload + ZP_CMDLINE,
+		       "console=ttyS1 dis_ucode_ldr -- memmap=64M@0x1000000");
+		break;
 	case VARIANT_RELOCATABLE:
 		/* Decompressed at the entry's 2 MiB, past the first ones */
 		bp->hdr.relocatable_kernel = 1;
@@ -243,6 +285,29 @@ static long load_spoiled(unsigned int id, unsigned long mem,
 	}
 	return mk_kexec_load(mem + ZP_ENTRY, 1, &seg,
 			     KEXEC_MULTIKERNEL | KEXEC_MULTIKERNEL_ID(id));
+}
+
+/* kexec_file_load() of @path as instance @id on @cpu */
+static long file_load(const char *path, unsigned int id, int cpu)
+{
+	struct multikernel_load_args args = {
+		.size = sizeof(args), .id = id, .cpu = cpu, .mem_size = SZ_2M,
+	};
+	int fd = open(path, O_RDONLY);
+	long ret;
+
+	ret = syscall(SYS_kexec_file_load, fd, -1, sizeof(args), &args,
+		      KEXEC_FILE_MULTIKERNEL | KEXEC_FILE_NO_INITRAMFS);
+	close(fd);
+	return ret;
+}
+
+static long file_unload(unsigned int id)
+{
+	struct multikernel_load_args args = { .size = sizeof(args), .id = id };
+
+	return syscall(SYS_kexec_file_load, -1, -1, sizeof(args), &args,
+		       KEXEC_FILE_MULTIKERNEL | KEXEC_FILE_UNLOAD);
 }
 
 static long unload(unsigned int id)
@@ -443,6 +508,20 @@ static void test_load(void)
 		  "decompress over its boot parameters" },
 		{ "load_kernel_alignment_not_power_of_2", SPOIL_ALIGNMENT,
 		  EINVAL, "is not a power of 2" },
+		{ "load_kernel_alignment_zero", SPOIL_ALIGNMENT_ZERO, EINVAL,
+		  "kernel alignment 0x0 is not a power of 2" },
+		{ "load_kernel_source_outside_segments", SPOIL_SOURCE_OUTSIDE,
+		  EINVAL, "+0x200000 does not lie within one segment" },
+		{ "load_kernel_without_syssize", SPOIL_NO_SYSSIZE, EINVAL,
+		  "+0x0 does not lie within one segment" },
+		{ "load_entry_below_kernel_start", SPOIL_ENTRY_LOW, EINVAL,
+		  "does not lie within one segment" },
+		{ "load_cmdline_memmap", SPOIL_CMDLINE_MEMMAP, EINVAL,
+		  "sets memmap=64M@0x1000000: the host alone" },
+		{ "load_cmdline_elfcorehdr", SPOIL_CMDLINE_ELFCOREHDR, EINVAL,
+		  "sets elfcorehdr=0x1000000:" },
+		{ "load_cmdline_initrdmem", SPOIL_CMDLINE_INITRD, EINVAL,
+		  "sets \"initrdmem=16M,4M\":" },
 	};
 	for (size_t i = 0; i < sizeof(spoiled) / sizeof(spoiled[0]); i++)
 		EXPECT(spoiled[i].name,
@@ -472,6 +551,11 @@ static void test_load(void)
 	       load_spoiled(3, b + 8 * SZ_1M, SZ_2M, VARIANT_RNG_SEED), 0,
 	       "instance 3 loaded");
 	EXPECT("unload_with_rng_seed", unload(3), 0, "instance 3 unloaded");
+	EXPECT("load_init_args_after_dashes",
+	       load_spoiled(3, b + 8 * SZ_1M, SZ_2M, VARIANT_INIT_ARGS), 0,
+	       "instance 3 loaded");
+	EXPECT("unload_init_args_after_dashes", unload(3), 0,
+	       "instance 3 unloaded");
 	mk_result("failed_loads_not_listed", !proc_line(3) && !proc_line(0),
 		  "a refused load shows in /proc/multikernel");
 }
@@ -590,8 +674,9 @@ static void test_start(void)
 	       "CPU 1 is taken by another instance");
 	EXPECT("unload_running", unload(4), EBUSY,
 	       "unload: instance 4 is running");
+	/* EPERM: cpu_subsys_online() retries EBUSY for half a second */
 	EXPECT("cpu1_online_refused",
-	       mk_write_file("/sys/devices/system/cpu/cpu1/online", "1"), EBUSY,
+	       mk_write_file("/sys/devices/system/cpu/cpu1/online", "1"), EPERM,
 	       "CPU 1 runs a multikernel instance");
 }
 
@@ -607,6 +692,55 @@ static void test_unload(void)
 	EXPECT("unload_2", unload(2), 0, "instance 2 unloaded");
 	mk_result("table_empty", !proc_line(1) && !proc_line(2),
 		  "instances left in /proc/multikernel");
+}
+
+/*
+ * A start gives up the kexec lock while its CPU boots, which
+ * multikernel.test_start_delay_ms stretches: meanwhile the instance shows
+ * as starting and cannot be unloaded, other kexec calls go through (a
+ * crash kexec would too), and a second start waits for the first.
+ */
+static void test_start_window(void)
+{
+	const char *delay =
+		"/sys/module/multikernel/parameters/test_start_delay_ms";
+	char *line, state[32];
+	int status = -1;
+	pid_t pid;
+
+	EXPECT("window_load", load_one(6, pool_start + 48 * SZ_1M, 2 * SZ_1M,
+				       0), 0, "instance 6 loaded");
+	EXPECT_SILENT("cpu3_offline",
+		      mk_write_file("/sys/devices/system/cpu/cpu3/online", "0"),
+		      0);
+	mk_result("window_delay_set", !mk_write_file(delay, "4000"),
+		  "%s: %s", delay, strerror(errno));
+	pid = fork();
+	if (pid == 0)
+		_exit(start(6, 3) ? errno : 0);
+	sleep(1);
+	line = proc_line(6);
+	mk_result("window_starting_listed",
+		  line && sscanf(line, "%*u %*s %31s", state) == 1 &&
+		  !strcmp(state, "starting"),
+		  "line \"%s\", expected instance 6 starting",
+		  line ? line : "(none)");
+	EXPECT("window_unload_refused", unload(6), EBUSY,
+	       "unload: instance 6 is starting");
+	EXPECT("window_other_load_goes_through",
+	       load_one(7, pool_start + 56 * SZ_1M, 2 * SZ_1M, 0), 0,
+	       "instance 7 loaded");
+	EXPECT("window_other_unload_goes_through", unload(7), 0,
+	       "instance 7 unloaded");
+	/* reboot() runs one command at a time: this one waits for the first */
+	EXPECT("window_second_start_after_first", start(6, 3), EBUSY,
+	       "start: instance 6 is running");
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	mk_write_file(delay, "0");
+	mk_result("window_start_done",
+		  WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "the delayed start ended with status %#x", status);
 }
 
 /* With CONFIG_DEBUG_KMEMLEAK, nothing the tests did may leak. */
@@ -627,6 +761,45 @@ static void test_kmemleak(void)
 		  "%s", report ? report : "cannot read kmemleak");
 }
 
+/* Mount securityfs; the lockdown mode as its file shows it, or NULL */
+static char *lockdown_state(void)
+{
+	mkdir("/sys/kernel/security", 0755);
+	mount("securityfs", "/sys/kernel/security", "securityfs", 0, NULL);
+	return mk_read_file("/sys/kernel/security/lockdown");
+}
+
+/*
+ * Lockdown raised at run time: nothing is loaded or started any more,
+ * not even an instance loaded before.  Unloading is still fine.
+ */
+static void test_lockdown(void)
+{
+	char *state;
+
+	EXPECT("lockdown_load_before", load_one(5, pool_start + 32 * SZ_1M,
+						2 * SZ_1M, 0), 0,
+	       "instance 5 loaded");
+	EXPECT_SILENT("cpu2_offline",
+		      mk_write_file("/sys/devices/system/cpu/cpu2/online", "0"),
+		      0);
+	state = lockdown_state();
+	mk_result("lockdown_raised",
+		  state && !mk_write_file("/sys/kernel/security/lockdown",
+					  "integrity"),
+		  "cannot raise lockdown: %s", strerror(errno));
+	EXPECT("lockdown_start_refused", start(5, 2), EPERM,
+	       "start: refused: the kernel is locked down");
+	/* Without the check: ENOEXEC, /init is no bzImage */
+	EXPECT("lockdown_file_load_refused", file_load("/init", 6, 2), EPERM,
+	       "load: refused: the kernel is locked down");
+	EXPECT("lockdown_kexec_load_refused",
+	       load_one(6, pool_start + 40 * SZ_1M, 2 * SZ_1M, 0), EPERM,
+	       "kexec of unsigned images is restricted");
+	EXPECT("lockdown_unload_allowed", file_unload(5), 0,
+	       "instance 5 unloaded");
+}
+
 static void test_mk(void)
 {
 	test_pool_and_proc();
@@ -639,7 +812,77 @@ static void test_mk(void)
 	test_unprivileged_calls();
 	test_start();
 	test_unload();
+	test_start_window();
 	test_kmemleak();
+	/* Last: lockdown stays */
+	test_lockdown();
+}
+
+/* Booted with lockdown=integrity: no instance is loaded or started */
+static void test_lockdown_boot(void)
+{
+	char *state = lockdown_state();
+
+	mk_result("lockdown_at_boot", state && strstr(state, "[integrity]"),
+		  "lockdown is %s", state ? state : "unknown");
+	mk_result("lockdown_pool_found", find_pool() == 0,
+		  "no multikernel pool");
+	EXPECT("lockdown_boot_file_load", file_load("/init", 1, 1), EPERM,
+	       "load: refused: the kernel is locked down");
+	EXPECT("lockdown_boot_kexec_load", load_one(1, pool_start, SZ_2M, 0),
+	       EPERM, "kexec of unsigned images is restricted");
+	EXPECT("lockdown_boot_start", start(1, 1), EPERM,
+	       "start: refused: the kernel is locked down");
+	mk_result("lockdown_boot_nothing_listed", !proc_line(1),
+		  "instance 1 is listed");
+}
+
+/* The first CPU in sysfs list @file (such as "offline") other than 0 */
+static int first_cpu_in(const char *file)
+{
+	char path[64], *list, *p;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/%s", file);
+	list = mk_read_file(path);
+	for (p = list; p && *p; p += strcspn(p, ",-"), p += !!*p) {
+		int cpu = atoi(p);
+
+		if (cpu > 0)
+			return cpu;
+	}
+	return -1;
+}
+
+/*
+ * Two cores of two threads, booted with nosmt: the second threads stay
+ * offline, and no instance may run on one, while a first thread the host
+ * gave up is fine.
+ */
+static void test_nosmt(void)
+{
+	char *control = mk_read_file("/sys/devices/system/cpu/smt/control");
+	int sibling, primary;
+	char path[64];
+
+	/* Before mk_read_file() is called again */
+	mk_result("nosmt_control_off", control && !strncmp(control, "off", 3),
+		  "smt/control is %s", control ? control : "missing");
+	sibling = first_cpu_in("offline");
+	if (find_pool() || sibling < 0) {
+		mk_result("nosmt_setup", 0, "no pool, or no offline thread");
+		return;
+	}
+	EXPECT("nosmt_load", load_one(1, pool_start, SZ_2M, 0), 0,
+	       "instance 1 loaded");
+	EXPECT("nosmt_start_on_second_thread", start(1, sibling), EPERM,
+	       "is a thread SMT control keeps offline");
+	primary = first_cpu_in("online");
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 primary);
+	EXPECT_SILENT("nosmt_offline_first_thread", mk_write_file(path, "0"),
+		      0);
+	EXPECT("nosmt_start_on_first_thread", start(1, primary), 0,
+	       "started on CPU");
 }
 
 /* The pool and the shared area where the command line put them */
@@ -707,7 +950,12 @@ int main(void)
 		test_fixed();
 	else if (mode && !strcmp(mode, "nopool"))
 		test_nopool();
+	else if (mode && !strcmp(mode, "lockdown"))
+		test_lockdown_boot();
+	else if (mode && !strcmp(mode, "nosmt"))
+		test_nosmt();
 	else
-		mk_result("mode", 0, "boot with mktest=mk, fixed, nopool or nomk");
+		mk_result("mode", 0,
+			  "boot with mktest=mk, fixed, nopool, nomk, lockdown or nosmt");
 	mk_done();
 }

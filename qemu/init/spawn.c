@@ -128,6 +128,54 @@ static long file_load(unsigned int id, int cpu, unsigned long mem)
 	return file_load_image("/bzImage", id, cpu, mem);
 }
 
+/*
+ * kexec_file_load() of /bzImage with @size bytes of its setup header at
+ * @off set to @val (little endian), as /bzImage-patched
+ */
+static long file_load_patched(unsigned int id, unsigned int off,
+			      unsigned long long val, unsigned int size)
+{
+	char *image = NULL;
+	size_t len = 0;
+	FILE *in = fopen("/bzImage", "r"), *out;
+	long ret = -1;
+
+	if (!in)
+		return -1;
+	if (fseek(in, 0, SEEK_END) == 0) {
+		len = ftell(in);
+		image = malloc(len);
+		rewind(in);
+	}
+	if (image && fread(image, 1, len, in) == len && off + size <= len) {
+		memcpy(image + off, &val, size);
+		out = fopen("/bzImage-patched", "w");
+		if (out && fwrite(image, 1, len, out) == len && !fclose(out))
+			ret = file_load_image("/bzImage-patched", id, OTHER_CPU,
+					      SZ_2M * 16);
+	}
+	free(image);
+	fclose(in);
+	return ret;
+}
+
+/* kexec_file_load() of /bzImage with @cmdline */
+static long file_load_cmdline(unsigned int id, const char *cmdline)
+{
+	struct multikernel_load_args args = {
+		.size = sizeof(args), .id = id, .cpu = OTHER_CPU,
+		.mem_size = SZ_2M * 16, .cmdline = (uintptr_t)cmdline,
+		.cmdline_len = strlen(cmdline) + 1,
+	};
+	int fd = open("/bzImage", O_RDONLY);
+	long ret;
+
+	ret = syscall(SYS_kexec_file_load, fd, -1, sizeof(args), &args,
+		      KEXEC_FILE_MULTIKERNEL | KEXEC_FILE_NO_INITRAMFS);
+	close(fd);
+	return ret;
+}
+
 static long file_unload(unsigned int id)
 {
 	struct multikernel_load_args args = { .size = sizeof(args), .id = id };
@@ -270,6 +318,34 @@ static void check_host_runs(void)
 }
 
 /*
+ * The kdump mode panics while a second start, on CPU 2, waits for its CPU
+ * (multikernel.test_start_delay_ms holds it there): the start must not
+ * hold the kexec lock then, or the panic would skip the crash kernel.
+ */
+static void start_second_slowly(void)
+{
+	const char *delay =
+		"/sys/module/multikernel/parameters/test_start_delay_ms";
+	char *text;
+
+	EXPECT("load_second", file_load(2, OTHER_CPU, SZ_2M * 16), 0,
+	       "instance 2 loaded");
+	EXPECT_SILENT("offline_cpu2",
+		      mk_write_file("/sys/devices/system/cpu/cpu2/online", "0"),
+		      0);
+	mk_result("start_delay_set", !mk_write_file(delay, "20000"), "%s: %s",
+		  delay, strerror(errno));
+	if (fork() == 0) {
+		start(2, OTHER_CPU);
+		_exit(0);
+	}
+	sleep(1);
+	text = mk_read_file("/proc/multikernel");
+	mk_result("second_starting", text && strstr(text, " starting "),
+		  "instance 2 is not starting: %s", text ? text : "no table");
+}
+
+/*
  * The KUnit suite multikernel_loaded, run now that instances 1 and 2 are
  * loaded: the host can read their memory and not write it.
  */
@@ -381,6 +457,37 @@ int main(void)
 	EXPECT("load_kernel_without_instance_support",
 	       file_load_image("/bzImage-noinstance", 2, 2, SZ_2M * 16),
 	       ENOEXEC, "cannot run as a multikernel instance");
+	/*
+	 * Headers that would have the decompressor write outside the
+	 * instance's memory: at pref_address, 16 MiB, below the pool, for a
+	 * kernel that says it is not relocatable (0x234); at a pref_address
+	 * past the end of RAM (0x258), which a relocatable kernel does not
+	 * go below; at a 4 GiB boundary for kernel_alignment 0 (0x230).
+	 * Each used to load, and reset the machine when started.
+	 */
+	EXPECT("load_kernel_not_relocatable", file_load_patched(2, 0x234, 0, 1),
+	       EINVAL, "would decompress at 0x1000000+");
+	EXPECT("load_kernel_pref_address_outside",
+	       file_load_patched(2, 0x258, 0xc0000000, 8), EINVAL,
+	       "would decompress at 0xc0000000+");
+	EXPECT("load_kernel_alignment_zero", file_load_patched(2, 0x230, 0, 4),
+	       EINVAL, "kernel alignment 0x0 is not a power of 2");
+	EXPECT("load_cmdline_memmap",
+	       file_load_cmdline(2, "console=ttyS1 memmap=64M@0x1000000"),
+	       EINVAL, "sets memmap=64M@0x1000000: the host alone");
+	{
+		/* 2047 bytes with the "dis_ucode_ldr " the host puts first */
+		static char cmdline[2048];
+
+		memset(cmdline, 'x', 2047 - 14);
+		EXPECT("load_cmdline_longest", file_load_cmdline(2, cmdline),
+		       0, "instance 2 loaded");
+		EXPECT("unload_cmdline_longest", file_unload(2), 0,
+		       "instance 2 unloaded");
+		cmdline[2047 - 14] = 'x';
+		EXPECT("load_cmdline_too_long", file_load_cmdline(2, cmdline),
+		       EINVAL, "Kernel command line too long");
+	}
 	EXPECT("load_on_host_cpu", file_load(2, OTHER_CPU, SZ_2M * 16), 0,
 	       "instance 2 loaded");
 	EXPECT("start_on_host_cpu", start(2, OTHER_CPU), EBUSY,
@@ -420,6 +527,7 @@ start:
 	/* Let the instance boot while the host goes on */
 	sleep(4);
 	if (kdump) {
+		start_second_slowly();
 		mk_finish();
 		printf("$ echo c > /proc/sysrq-trigger\n");
 		mk_write_file("/proc/sysrq-trigger", "c");
@@ -434,7 +542,7 @@ start:
 	       "unload: instance 1 is running");
 	printf("$ echo 1 > /sys/devices/system/cpu/cpu1/online\n");
 	EXPECT("online_refused",
-	       mk_write_file("/sys/devices/system/cpu/cpu1/online", "1"), EBUSY,
+	       mk_write_file("/sys/devices/system/cpu/cpu1/online", "1"), EPERM,
 	       "CPU 1 runs a multikernel instance");
 	trace_marker('R');
 
