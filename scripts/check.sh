@@ -10,7 +10,8 @@
 #   sparse      no sparse warning on a line the series adds (C=2)
 #   coccinelle  no report of the tree's semantic patches on such a line
 #   kconfig     CONFIG_MULTIKERNEL=n (base and small: kexec on) builds with
-#               no multikernel symbol or section; =y builds
+#               no multikernel symbol or section, and with the same symbols
+#               as the unpatched tree in that configuration; =y builds
 #
 # Prints "PASS check:NAME" or "FAIL check:NAME: why" lines; exits 1 on a
 # failure.  Needs the worktree on the exported topic branch (make rebase).
@@ -114,6 +115,12 @@ bisect_ok=1
 bisect_start=$(date +%s)
 # (under set -e, a failing command in the trap would become the exit code)
 trap 'kill "$lint_pid" 2>/dev/null || true; wt checkout -q "$MK_TOPIC_BRANCH"' EXIT
+# The unpatched tree in the CONFIG_MULTIKERNEL=n configuration, for the
+# symbol comparison below (cached after the first run)
+wt checkout -q --detach "$MK_BASE_BRANCH"
+base_ok=1
+"$MK_REPO/scripts/build.sh" nomk-base base small > "$out/nomk-base.log" 2>&1 ||
+	base_ok=0
 : > "$out/bisect-times.log"
 for c in $(wt rev-list --reverse "$MK_BASE_BRANCH..$topic"); do
 	wt checkout -q --detach "$c"
@@ -170,6 +177,15 @@ else
 fi
 
 # --- CONFIG_MULTIKERNEL=n -----------------------------------------------
+# Symbol names, without what moves with line numbers (initcall names) or
+# is numbered by the compiler (clones, function-local statics)
+mk_symbols() {
+	awk '{ print $3 }' "$1/System.map" |
+		sed -E 's/\.(constprop|isra|part|cold|llvm)(\.[0-9]+)*//g
+			s/\.[0-9]+$//
+			s/^(__UNIQUE_ID_[A-Za-z_]*[A-Za-z_])[0-9]+$/\1/
+			/^__initcall__kmod_/ s/__[0-9]+_[0-9]+_/__/' | sort -u
+}
 if ! "$MK_REPO/scripts/build.sh" nomk base small > "$out/nomk.log" 2>&1; then
 	fail kconfig_off "CONFIG_MULTIKERNEL=n build failed ($out/nomk.log)"
 	tail -n 20 "$out/nomk.log"
@@ -180,6 +196,12 @@ else
 		fail kconfig_off "CONFIG_MULTIKERNEL is set in the nomk build"
 	elif [ "$syms" != 0 ] || [ "$secs" != 0 ]; then
 		fail kconfig_off "$syms multikernel symbols, $secs sections with it off"
+	elif [ "$base_ok" != 1 ]; then
+		fail kconfig_off "the unpatched tree does not build ($out/nomk-base.log)"
+	elif ! diff <(mk_symbols "$MK_BUILD/nomk-base") \
+		    <(mk_symbols "$MK_BUILD/nomk") > "$out/nomk-symbols.diff"; then
+		fail kconfig_off "symbols unlike the unpatched tree's ($out/nomk-symbols.diff)"
+		head -n 20 "$out/nomk-symbols.diff"
 	else
 		pass kconfig_off
 	fi

@@ -110,7 +110,7 @@ enum spoil {
 	SPOIL_KERNEL_OUTSIDE, SPOIL_KERNEL_OVER_CMDLINE, SPOIL_ALIGNMENT,
 	SPOIL_ALIGNMENT_ZERO, SPOIL_SOURCE_OUTSIDE, SPOIL_NO_SYSSIZE,
 	SPOIL_ENTRY_LOW, SPOIL_CMDLINE_MEMMAP, SPOIL_CMDLINE_ELFCOREHDR,
-	SPOIL_CMDLINE_INITRD,
+	SPOIL_CMDLINE_INITRD, SPOIL_INITRD_NO_LOADER, SPOIL_CMDLINE_RAMOOPS,
 	VARIANT_RELOCATABLE, VARIANT_RNG_SEED, VARIANT_INIT_ARGS,
 };
 
@@ -267,6 +267,15 @@ static long load_spoiled(unsigned int id, unsigned long mem,
 		strcpy(payload + ZP_CMDLINE,
 		       "console=ttyS1 \"initrdmem=16M,4M\" dis_ucode_ldr");
 		break;
+	case SPOIL_INITRD_NO_LOADER:
+		/* setup_arch() would ignore the initrd: no init */
+		bp->hdr.ramdisk_image = mem + SZ_1M;
+		bp->hdr.ramdisk_size = 0x1000;
+		break;
+	case SPOIL_CMDLINE_RAMOOPS:
+		strcpy(payload + ZP_CMDLINE,
+		       "console=ttyS1 dis_ucode_ldr ramoops.mem_address=0x1000000");
+		break;
 	case VARIANT_INIT_ARGS:
 		/* After "--" it is init's, not the kernel's */
 		strcpy(payload + ZP_CMDLINE,
@@ -410,6 +419,15 @@ static void test_load(void)
 
 	EXPECT("load_second_instance", load_one(2, b, 2 * SZ_1M, 0), 0,
 	       "instance 2 loaded");
+	/* Four low chunks: two more instances take them, a fifth gets none */
+	EXPECT("load_third_low_chunk", load_one(3, b + 16 * SZ_1M, SZ_2M, 0),
+	       0, "instance 3 loaded");
+	EXPECT("load_fourth_low_chunk", load_one(4, b + 18 * SZ_1M, SZ_2M, 0),
+	       0, "instance 4 loaded");
+	EXPECT("load_no_low_chunk_left", load_one(5, b + 20 * SZ_1M, SZ_2M, 0),
+	       ENOSPC, "no low memory chunk left for instance 5");
+	EXPECT("unload_third_low_chunk", unload(3), 0, "instance 3 unloaded");
+	EXPECT("unload_fourth_low_chunk", unload(4), 0, "instance 4 unloaded");
 	EXPECT("load_same_id", load_one(1, b + 2 * SZ_1M, SZ_1M, 0), EEXIST,
 	       "instance 1 is already loaded");
 	EXPECT("load_overlapping", load_one(3, a, 4 * SZ_1M, 0), EBUSY,
@@ -522,6 +540,10 @@ static void test_load(void)
 		  "sets elfcorehdr=0x1000000:" },
 		{ "load_cmdline_initrdmem", SPOIL_CMDLINE_INITRD, EINVAL,
 		  "sets \"initrdmem=16M,4M\":" },
+		{ "load_initrd_without_type_of_loader", SPOIL_INITRD_NO_LOADER,
+		  EINVAL, "an initrd needs type_of_loader set" },
+		{ "load_cmdline_ramoops", SPOIL_CMDLINE_RAMOOPS, EINVAL,
+		  "sets ramoops.mem_address=0x1000000:" },
 	};
 	for (size_t i = 0; i < sizeof(spoiled) / sizeof(spoiled[0]); i++)
 		EXPECT(spoiled[i].name,
@@ -750,8 +772,12 @@ static void test_kmemleak(void)
 
 	mkdir("/sys/kernel/debug", 0755);
 	if (mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) ||
-	    access("/sys/kernel/debug/kmemleak", F_OK))
+	    access("/sys/kernel/debug/kmemleak", F_OK)) {
+		/* The host tests run on the debug kernel, which has it */
+		mk_result("kmemleak_clean", 0, "no kmemleak: %s",
+			  strerror(errno));
 		return;
+	}
 	/* kmemleak reports only objects older than 5 s */
 	sleep(6);
 	mk_write_file("/sys/kernel/debug/kmemleak", "scan");
@@ -883,6 +909,33 @@ static void test_nosmt(void)
 		      0);
 	EXPECT("nosmt_start_on_first_thread", start(1, primary), 0,
 	       "started on CPU");
+
+	/*
+	 * With SMT control on again, an instance may run on a second
+	 * thread; turning it off and on again then skips that thread
+	 * instead of failing on it.
+	 */
+	EXPECT_SILENT("smt_control_on",
+		      mk_write_file("/sys/devices/system/cpu/smt/control", "on"),
+		      0);
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 sibling);
+	EXPECT_SILENT("smt_offline_second_thread", mk_write_file(path, "0"),
+		      0);
+	EXPECT("smt_load_second", load_one(2, pool_start + 4 * SZ_1M, SZ_2M,
+					   0), 0, "instance 2 loaded");
+	EXPECT("smt_start_on_second_thread", start(2, sibling), 0,
+	       "instance 2 started on CPU");
+	EXPECT_SILENT("smt_control_off",
+		      mk_write_file("/sys/devices/system/cpu/smt/control",
+				    "off"), 0);
+	EXPECT_SILENT("smt_control_on_skips_instance",
+		      mk_write_file("/sys/devices/system/cpu/smt/control", "on"),
+		      0);
+	control = mk_read_file(path);
+	mk_result("smt_instance_thread_still_offline",
+		  control && control[0] == '0', "%s reads %s", path,
+		  control ? control : "nothing");
 }
 
 /* The pool and the shared area where the command line put them */

@@ -546,6 +546,26 @@ start:
 	       "CPU 1 runs a multikernel instance");
 	trace_marker('R');
 
+	/* kexec -e would take the instance's CPU and memory along */
+	{
+		static const char cmdline[] = "console=ttyS0";
+		int kfd = open("/bzImage-host", O_RDONLY);
+
+		EXPECT_SILENT("load_kexec_image",
+			      syscall(SYS_kexec_file_load, kfd, -1,
+				      sizeof(cmdline), cmdline,
+				      KEXEC_FILE_NO_INITRAMFS), 0);
+		close(kfd);
+		EXPECT("kexec_reboot_refused",
+		       syscall(SYS_reboot, LINUX_REBOOT_MAGIC1,
+			       LINUX_REBOOT_MAGIC2, LINUX_REBOOT_CMD_KEXEC,
+			       NULL), EBUSY,
+		       "multikernel instances run on this machine");
+		EXPECT_SILENT("unload_kexec_image",
+			      syscall(SYS_kexec_file_load, -1, -1, 0, NULL,
+				      KEXEC_FILE_UNLOAD), 0);
+	}
+
 	x = 2463534242U;
 	for (i = 0; i < PATTERN_SIZE / 4; i++) {
 		x ^= x << 13;
