@@ -16,7 +16,8 @@
 #
 # Environment: MK_LOGDIR (where NAME.log goes), MK_QEMU_SMP (2),
 # MK_QEMU_MEM (1G), MK_QEMU_TIMEOUT (seconds, 180), MK_KUNIT_SUITE (a KUnit
-# suite that must pass), MK_EXPECT_PANIC (the text of a deliberate panic:
+# suite that must pass), MK_KUNIT_EXPECT (an extended regex that one of its
+# lines must match, for what a test only reports), MK_EXPECT_PANIC (the text of a deliberate panic:
 # it must appear exactly once on the console, and a "Call Trace:" is
 # allowed only within the five kernel lines after it), MK_QEMU_IOTRACE (a vCPU
 # number: NAME.iotrace gets that vCPU's port and MMIO accesses, every
@@ -117,6 +118,13 @@ if [ -n "${MK_KUNIT_SUITE:-}" ]; then
 		pass "kunit_$suite"
 	else
 		fail "kunit_$suite" "KUnit suite did not pass cleanly: $(grep -E "# $suite:|not ok" "$log" | head -n 3 | tr '\n' ' ')"
+	fi
+	if [ -n "${MK_KUNIT_EXPECT:-}" ]; then
+		if grep -Eq "$MK_KUNIT_EXPECT" "$log"; then
+			pass "kunit_${suite}_reports"
+		else
+			fail "kunit_${suite}_reports" "no line matches \"$MK_KUNIT_EXPECT\""
+		fi
 	fi
 fi
 
