@@ -5,7 +5,8 @@
  * instance initramfs and the test's token on its command line, starts it,
  * and checks that it keeps running well itself:
  *
- *   - the pattern it wrote into 64 MiB of its free RAM is intact;
+ *   - the pattern it wrote into all its available RAM but 160 MiB is
+ *     intact;
  *   - both its CPUs take timer interrupts and run its threads;
  *   - cross-CPU calls (TLB shootdowns) still arrive;
  *   - ttyS0 interrupts rise while it writes to the tty;
@@ -44,7 +45,8 @@
 #include "mktest.h"
 
 #define SZ_2M		0x200000UL
-#define PATTERN_SIZE	(64UL << 20)
+/* The pattern leaves this much of the host's available memory free */
+#define PATTERN_SPARE	(160UL << 20)
 #define INSTANCE_MEM	"64M"
 #define INSTANCE_CPU	1
 #define OTHER_CPU	2
@@ -371,6 +373,18 @@ static void check_loaded_read_only(void)
 		  "KUnit multikernel_loaded: %s", res ? res : strerror(errno));
 }
 
+/* MemAvailable from /proc/meminfo, in bytes, or 0 */
+static unsigned long mem_available(void)
+{
+	char *info = mk_read_file("/proc/meminfo"), *line;
+	unsigned long kib = 0;
+
+	line = info ? strstr(info, "MemAvailable:") : NULL;
+	if (line)
+		sscanf(line, "MemAvailable: %lu kB", &kib);
+	return kib << 10;
+}
+
 /* The instance's memory range from /proc/multikernel */
 static int instance_range(unsigned int id, unsigned long *lo,
 			  unsigned long *hi)
@@ -395,7 +409,7 @@ int main(void)
 	bool bench = mode && !strcmp(mode, "bench");
 	bool segments = mode && !strcmp(mode, "segments");
 	char append[128], *pattern;
-	unsigned long lo = 0, hi = 0, i;
+	unsigned long lo = 0, hi = 0, i, pattern_size;
 	uint32_t x = 2463534242U;
 	int ok;
 
@@ -416,13 +430,18 @@ int main(void)
 		EXPECT_SILENT("load_crash_kernel", load_crash_kernel(token), 0);
 
 	/* A pattern in free RAM, checked after the instance ran */
-	pattern = mmap(NULL, PATTERN_SIZE, PROT_READ | PROT_WRITE,
+	pattern_size = mem_available();
+	pattern_size = pattern_size > PATTERN_SPARE + (64UL << 20) ?
+		       (pattern_size - PATTERN_SPARE) & ~(SZ_2M - 1) :
+		       64UL << 20;
+	printf("pattern in %lu MiB of free RAM\n", pattern_size >> 20);
+	pattern = mmap(NULL, pattern_size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (pattern == MAP_FAILED) {
 		mk_result("pattern_fill", 0, "mmap: %s", strerror(errno));
 		mk_done();
 	}
-	for (i = 0; i < PATTERN_SIZE / 4; i++) {
+	for (i = 0; i < pattern_size / 4; i++) {
 		x ^= x << 13;
 		x ^= x >> 17;
 		x ^= x << 5;
@@ -567,14 +586,14 @@ start:
 	}
 
 	x = 2463534242U;
-	for (i = 0; i < PATTERN_SIZE / 4; i++) {
+	for (i = 0; i < pattern_size / 4; i++) {
 		x ^= x << 13;
 		x ^= x >> 17;
 		x ^= x << 5;
 		if (((uint32_t *)pattern)[i] != x)
 			break;
 	}
-	mk_result("pattern_intact", i == PATTERN_SIZE / 4,
+	mk_result("pattern_intact", i == pattern_size / 4,
 		  "the host's RAM changed at offset %#lx", i * 4);
 
 	/* The instance's ticks must go on after the refusal */
