@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "mkcalls.h"
 #include "mktest.h"
 
 #define SZ_1M	0x100000UL
@@ -302,42 +303,14 @@ static long file_load(const char *path, unsigned int id, int cpu)
 	struct multikernel_load_args args = {
 		.size = sizeof(args), .id = id, .cpu = cpu, .mem_size = SZ_2M,
 	};
-	int fd = open(path, O_RDONLY);
-	long ret;
 
-	ret = syscall(SYS_kexec_file_load, fd, -1, sizeof(args), &args,
-		      KEXEC_FILE_MULTIKERNEL | KEXEC_FILE_NO_INITRAMFS);
-	close(fd);
-	return ret;
-}
-
-static long file_unload(unsigned int id)
-{
-	struct multikernel_load_args args = { .size = sizeof(args), .id = id };
-
-	return syscall(SYS_kexec_file_load, -1, -1, sizeof(args), &args,
-		       KEXEC_FILE_MULTIKERNEL | KEXEC_FILE_UNLOAD);
+	return mk_file_load(path, &args);
 }
 
 static long unload(unsigned int id)
 {
 	return mk_kexec_load(0, 0, NULL,
 			     KEXEC_MULTIKERNEL | KEXEC_MULTIKERNEL_ID(id));
-}
-
-static long mk_start(const void *args)
-{
-	return syscall(SYS_reboot, LINUX_REBOOT_MAGIC1, LINUX_REBOOT_MAGIC2,
-		       LINUX_REBOOT_CMD_MULTIKERNEL, args);
-}
-
-static long start(unsigned int id, int cpu)
-{
-	struct multikernel_start_args args = {
-		.size = sizeof(args), .id = id, .cpu = cpu,
-	};
-
-	return mk_start(&args);
 }
 
 static int find_pool(void)
@@ -617,7 +590,7 @@ static void test_unprivileged_calls(void)
 		if (load_one(4, pool_start + 8 * SZ_1M, SZ_1M, 0) == -1 &&
 		    errno == EPERM)
 			bits |= 1;
-		if (start(1, 1) == -1 && errno == EPERM)
+		if (mk_start_instance(1, 1) == -1 && errno == EPERM)
 			bits |= 2;
 		if (unload(1) == -1 && errno == EPERM)
 			bits |= 4;
@@ -636,15 +609,15 @@ static void test_start(void)
 	char *line, state[32], cpu[8];
 	int bare_cpu = 1;
 
-	EXPECT("start_on_online_cpu", start(1, 0), EBUSY, "CPU 0 is online");
+	EXPECT("start_on_online_cpu", mk_start_instance(1, 0), EBUSY, "CPU 0 is online");
 	EXPECT_SILENT("cpu1_offline",
 		      mk_write_file("/sys/devices/system/cpu/cpu1/online", "0"),
 		      0);
-	EXPECT("start_negative_cpu", start(1, -1), EINVAL,
+	EXPECT("start_negative_cpu", mk_start_instance(1, -1), EINVAL,
 	       "CPU -1 does not exist");
-	EXPECT("start_cpu_too_large", start(1, 4096), EINVAL,
+	EXPECT("start_cpu_too_large", mk_start_instance(1, 4096), EINVAL,
 	       "CPU 4096 does not exist");
-	EXPECT("start_unknown_id", start(99, 1), ENOENT, "no instance 99");
+	EXPECT("start_unknown_id", mk_start_instance(99, 1), ENOENT, "no instance 99");
 	EXPECT("start_bare_int_cpu", mk_start(&bare_cpu), EINVAL,
 	       "argument size 1 is below");
 	EXPECT_SILENT("start_bad_pointer", mk_start(NULL), EFAULT);
@@ -682,7 +655,7 @@ static void test_start(void)
 	EXPECT("load_halting_instance", load_one(4, pool_start + 16 * SZ_1M,
 						 2 * SZ_1M, 0), 0,
 	       "instance 4 loaded");
-	EXPECT("start_valid_request", start(4, 1), 0,
+	EXPECT("start_valid_request", mk_start_instance(4, 1), 0,
 	       "instance 4 started on CPU 1");
 	line = proc_line(4);
 	mk_result("started_listed",
@@ -690,9 +663,9 @@ static void test_start(void)
 		  !strcmp(state, "running") && !strcmp(cpu, "1"),
 		  "line \"%s\", expected instance 4 running on CPU 1",
 		  line ? line : "(none)");
-	EXPECT("start_running_again", start(4, 1), EBUSY,
+	EXPECT("start_running_again", mk_start_instance(4, 1), EBUSY,
 	       "start: instance 4 is running");
-	EXPECT("start_other_on_owned_cpu", start(1, 1), EBUSY,
+	EXPECT("start_other_on_owned_cpu", mk_start_instance(1, 1), EBUSY,
 	       "CPU 1 is taken by another instance");
 	EXPECT("unload_running", unload(4), EBUSY,
 	       "unload: instance 4 is running");
@@ -739,7 +712,7 @@ static void test_start_window(void)
 		  "%s: %s", delay, strerror(errno));
 	pid = fork();
 	if (pid == 0)
-		_exit(start(6, 3) ? errno : 0);
+		_exit(mk_start_instance(6, 3) ? errno : 0);
 	sleep(1);
 	line = proc_line(6);
 	mk_result("window_starting_listed",
@@ -755,7 +728,7 @@ static void test_start_window(void)
 	EXPECT("window_other_unload_goes_through", unload(7), 0,
 	       "instance 7 unloaded");
 	/* reboot() runs one command at a time: this one waits for the first */
-	EXPECT("window_second_start_after_first", start(6, 3), EBUSY,
+	EXPECT("window_second_start_after_first", mk_start_instance(6, 3), EBUSY,
 	       "start: instance 6 is running");
 	if (pid > 0)
 		waitpid(pid, &status, 0);
@@ -814,7 +787,7 @@ static void test_lockdown(void)
 		  state && !mk_write_file("/sys/kernel/security/lockdown",
 					  "integrity"),
 		  "cannot raise lockdown: %s", strerror(errno));
-	EXPECT("lockdown_start_refused", start(5, 2), EPERM,
+	EXPECT("lockdown_start_refused", mk_start_instance(5, 2), EPERM,
 	       "start: refused: the kernel is locked down");
 	/* Without the check: ENOEXEC, /init is no bzImage */
 	EXPECT("lockdown_file_load_refused", file_load("/init", 6, 2), EPERM,
@@ -822,7 +795,7 @@ static void test_lockdown(void)
 	EXPECT("lockdown_kexec_load_refused",
 	       load_one(6, pool_start + 40 * SZ_1M, 2 * SZ_1M, 0), EPERM,
 	       "kexec of unsigned images is restricted");
-	EXPECT("lockdown_unload_allowed", file_unload(5), 0,
+	EXPECT("lockdown_unload_allowed", mk_file_unload(5), 0,
 	       "instance 5 unloaded");
 }
 
@@ -857,7 +830,7 @@ static void test_lockdown_boot(void)
 	       "load: refused: the kernel is locked down");
 	EXPECT("lockdown_boot_kexec_load", load_one(1, pool_start, SZ_2M, 0),
 	       EPERM, "kexec of unsigned images is restricted");
-	EXPECT("lockdown_boot_start", start(1, 1), EPERM,
+	EXPECT("lockdown_boot_start", mk_start_instance(1, 1), EPERM,
 	       "start: refused: the kernel is locked down");
 	mk_result("lockdown_boot_nothing_listed", !proc_line(1),
 		  "instance 1 is listed");
@@ -900,14 +873,14 @@ static void test_nosmt(void)
 	}
 	EXPECT("nosmt_load", load_one(1, pool_start, SZ_2M, 0), 0,
 	       "instance 1 loaded");
-	EXPECT("nosmt_start_on_second_thread", start(1, sibling), EPERM,
+	EXPECT("nosmt_start_on_second_thread", mk_start_instance(1, sibling), EPERM,
 	       "is a thread SMT control keeps offline");
 	primary = first_cpu_in("online");
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
 		 primary);
 	EXPECT_SILENT("nosmt_offline_first_thread", mk_write_file(path, "0"),
 		      0);
-	EXPECT("nosmt_start_on_first_thread", start(1, primary), 0,
+	EXPECT("nosmt_start_on_first_thread", mk_start_instance(1, primary), 0,
 	       "started on CPU");
 
 	/*
@@ -924,7 +897,7 @@ static void test_nosmt(void)
 		      0);
 	EXPECT("smt_load_second", load_one(2, pool_start + 4 * SZ_1M, SZ_2M,
 					   0), 0, "instance 2 loaded");
-	EXPECT("smt_start_on_second_thread", start(2, sibling), 0,
+	EXPECT("smt_start_on_second_thread", mk_start_instance(2, sibling), 0,
 	       "instance 2 started on CPU");
 	EXPECT_SILENT("smt_control_off",
 		      mk_write_file("/sys/devices/system/cpu/smt/control",
@@ -971,7 +944,7 @@ static void test_nopool(void)
 		  "/proc/multikernel missing");
 	EXPECT("nopool_load_refused", load_one(1, 0x10000000, SZ_1M, 0),
 	       EADDRNOTAVAIL, "no pool reserved");
-	EXPECT("nopool_start_unknown", start(1, 1), ENOENT,
+	EXPECT("nopool_start_unknown", mk_start_instance(1, 1), ENOENT,
 	       "start: no instance 1");
 }
 
@@ -986,7 +959,7 @@ static void test_nomk(void)
 		  "/proc/iomem mentions Multikernel");
 	EXPECT_SILENT("kexec_flag_refused", load_one(1, 0x10000000, SZ_1M, 0),
 		      EINVAL);
-	EXPECT_SILENT("reboot_command_refused", start(1, 1), EINVAL);
+	EXPECT_SILENT("reboot_command_refused", mk_start_instance(1, 1), EINVAL);
 }
 
 int main(void)

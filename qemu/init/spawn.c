@@ -42,6 +42,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "mkcalls.h"
 #include "mktest.h"
 
 #define SZ_2M		0x200000UL
@@ -92,13 +93,8 @@ static long file_load_image(const char *path, unsigned int id, int cpu,
 		.size = sizeof(args), .id = id, .cpu = cpu, .mem_size = mem,
 		.uarts = 1U << 1,
 	};
-	int fd = open(path, O_RDONLY);
-	long ret;
 
-	ret = syscall(SYS_kexec_file_load, fd, -1, sizeof(args), &args,
-		      KEXEC_FILE_MULTIKERNEL | KEXEC_FILE_NO_INITRAMFS);
-	close(fd);
-	return ret;
+	return mk_file_load(path, &args);
 }
 
 /*
@@ -169,31 +165,8 @@ static long file_load_cmdline(unsigned int id, const char *cmdline)
 		.mem_size = SZ_2M * 16, .cmdline = (uintptr_t)cmdline,
 		.cmdline_len = strlen(cmdline) + 1,
 	};
-	int fd = open("/bzImage", O_RDONLY);
-	long ret;
 
-	ret = syscall(SYS_kexec_file_load, fd, -1, sizeof(args), &args,
-		      KEXEC_FILE_MULTIKERNEL | KEXEC_FILE_NO_INITRAMFS);
-	close(fd);
-	return ret;
-}
-
-static long file_unload(unsigned int id)
-{
-	struct multikernel_load_args args = { .size = sizeof(args), .id = id };
-
-	return syscall(SYS_kexec_file_load, -1, -1, sizeof(args), &args,
-		       KEXEC_FILE_MULTIKERNEL | KEXEC_FILE_UNLOAD);
-}
-
-static long start(unsigned int id, int cpu)
-{
-	struct multikernel_start_args args = {
-		.size = sizeof(args), .id = id, .cpu = cpu,
-	};
-
-	return syscall(SYS_reboot, LINUX_REBOOT_MAGIC1, LINUX_REBOOT_MAGIC2,
-		       LINUX_REBOOT_CMD_MULTIKERNEL, &args);
+	return mk_file_load("/bzImage", &args);
 }
 
 /*
@@ -338,7 +311,7 @@ static void start_second_slowly(void)
 	mk_result("start_delay_set", !mk_write_file(delay, "20000"), "%s: %s",
 		  delay, strerror(errno));
 	if (fork() == 0) {
-		start(2, OTHER_CPU);
+		mk_start_instance(2, OTHER_CPU);
 		_exit(0);
 	}
 	sleep(1);
@@ -501,7 +474,7 @@ int main(void)
 		memset(cmdline, 'x', 2047 - 14);
 		EXPECT("load_cmdline_longest", file_load_cmdline(2, cmdline),
 		       0, "instance 2 loaded");
-		EXPECT("unload_cmdline_longest", file_unload(2), 0,
+		EXPECT("unload_cmdline_longest", mk_file_unload(2), 0,
 		       "instance 2 unloaded");
 		cmdline[2047 - 14] = 'x';
 		EXPECT("load_cmdline_too_long", file_load_cmdline(2, cmdline),
@@ -509,16 +482,16 @@ int main(void)
 	}
 	EXPECT("load_on_host_cpu", file_load(2, OTHER_CPU, SZ_2M * 16), 0,
 	       "instance 2 loaded");
-	EXPECT("start_on_host_cpu", start(2, OTHER_CPU), EBUSY,
+	EXPECT("start_on_host_cpu", mk_start_instance(2, OTHER_CPU), EBUSY,
 	       "CPU 2 is online");
-	EXPECT("start_on_wrong_cpu", start(2, INSTANCE_CPU), EINVAL,
+	EXPECT("start_on_wrong_cpu", mk_start_instance(2, INSTANCE_CPU), EINVAL,
 	       "was loaded for CPU 2, not 1");
-	EXPECT("unload_loaded", file_unload(2), 0, "instance 2 unloaded");
+	EXPECT("unload_loaded", mk_file_unload(2), 0, "instance 2 unloaded");
 	/* Unload made instance 2's memory writable again for the next one */
 	EXPECT("load_after_unload", file_load(2, OTHER_CPU, SZ_2M * 16), 0,
 	       "instance 2 loaded");
 	check_loaded_read_only();
-	EXPECT("unload_again", file_unload(2), 0, "instance 2 unloaded");
+	EXPECT("unload_again", mk_file_unload(2), 0, "instance 2 unloaded");
 	{
 		static char page[4096];
 		struct kexec_segment seg = {
@@ -555,9 +528,9 @@ start:
 	}
 	check_host_runs();
 
-	EXPECT("start_running", start(1, INSTANCE_CPU), EBUSY,
+	EXPECT("start_running", mk_start_instance(1, INSTANCE_CPU), EBUSY,
 	       "start: instance 1 is running");
-	EXPECT("unload_running", file_unload(1), EBUSY,
+	EXPECT("unload_running", mk_file_unload(1), EBUSY,
 	       "unload: instance 1 is running");
 	printf("$ echo 1 > /sys/devices/system/cpu/cpu1/online\n");
 	EXPECT("online_refused",
