@@ -738,6 +738,40 @@ static void test_start_window(void)
 		  "the delayed start ended with status %#x", status);
 }
 
+/*
+ * A start whose CPU never leaves the trampoline (test kernels can keep
+ * the host from waking it: multikernel.test_start_no_wake) times out, the
+ * instance is failed and can only be unloaded, and the CPU is the host's
+ * again.
+ */
+static void test_start_timeout(void)
+{
+	const char *no_wake =
+		"/sys/module/multikernel/parameters/test_start_no_wake";
+	const char *online = "/sys/devices/system/cpu/cpu2/online";
+	char *line, state[32];
+
+	EXPECT("timeout_load", load_one(8, pool_start + 64 * SZ_1M, SZ_2M, 0),
+	       0, "instance 8 loaded");
+	EXPECT_SILENT("timeout_cpu2_offline", mk_write_file(online, "0"), 0);
+	mk_result("timeout_no_wake_set", !mk_write_file(no_wake, "1"),
+		  "%s: %s", no_wake, strerror(errno));
+	EXPECT("timeout_start", mk_start_instance(8, 2), ETIMEDOUT,
+	       "CPU 2 did not leave the trampoline");
+	mk_write_file(no_wake, "0");
+	line = proc_line(8);
+	mk_result("timeout_failed_listed",
+		  line && sscanf(line, "%*u %*s %31s", state) == 1 &&
+		  !strcmp(state, "failed"),
+		  "line \"%s\", expected instance 8 failed",
+		  line ? line : "(none)");
+	EXPECT("timeout_start_again", mk_start_instance(8, 2), EBUSY,
+	       "instance 8 is failed: unload and load it again");
+	EXPECT("timeout_unload", unload(8), 0, "instance 8 unloaded");
+	EXPECT_SILENT("timeout_cpu2_back_online", mk_write_file(online, "1"),
+		      0);
+}
+
 /* With CONFIG_DEBUG_KMEMLEAK, nothing the tests did may leak. */
 static void test_kmemleak(void)
 {
@@ -811,6 +845,7 @@ static void test_mk(void)
 	test_unprivileged_calls();
 	test_start();
 	test_unload();
+	test_start_timeout();
 	test_start_window();
 	test_kmemleak();
 	/* Last: lockdown stays */
