@@ -15,7 +15,7 @@
 # rest) and is left unconnected otherwise.
 #
 # Environment: MK_LOGDIR (where NAME.log goes), MK_QEMU_SMP (2),
-# MK_QEMU_MEM (1G), MK_QEMU_TIMEOUT (seconds, 180), MK_KUNIT_SUITE (a KUnit
+# MK_QEMU_CPU (max), MK_QEMU_MEM (1G), MK_QEMU_TIMEOUT (seconds, 180), MK_KUNIT_SUITE (a KUnit
 # suite that must pass), MK_KUNIT_EXPECT (an extended regex that one of its
 # lines must match, for what a test only reports), MK_EXPECT_PANIC (the text of a deliberate panic:
 # it must appear exactly once on the console, and a "Call Trace:" is
@@ -68,7 +68,7 @@ fail() { echo "FAIL $name:$1: $2"; failed=1; }
 start=$(date +%s.%N)
 set +e
 timeout --foreground "${MK_QEMU_TIMEOUT:-180}" \
-	qemu-system-x86_64 -accel tcg -cpu max -m "${MK_QEMU_MEM:-1G}" \
+	qemu-system-x86_64 -accel tcg -cpu "${MK_QEMU_CPU:-max}" -m "${MK_QEMU_MEM:-1G}" \
 		-smp "${MK_QEMU_SMP:-2}" -nographic -no-reboot \
 		-monitor none -display none -serial "file:$log.raw" \
 		-serial "$serial1" -serial "file:$results.raw" \

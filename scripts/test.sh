@@ -15,7 +15,9 @@
 #   nomk    CONFIG_MULTIKERNEL=n: nothing of it is there
 #   lockdown  booted with lockdown=integrity: no instance loads or starts
 #   nosmt   two cores of two threads with nosmt: no instance on a thread
-#           SMT control keeps offline
+#           SMT control keeps offline; on an Intel CPU without the
+#           hypervisor bit, so that the microcode loader runs, no late
+#           microcode load while instances run
 #   kexec   plain kexec, kexec_file, crash load/unload and kdump still work
 #   spawn   end to end: the host starts a kernel built only to be an
 #           instance (kconfig/instance.config) on CPU 1 of three, and both
@@ -87,7 +89,9 @@ if build host $MK_HOST_CONFIG; then
 		"mktest=nopool mk_shared_memory=0x30000000"
 	step boot-lockdown boot lockdown "$MK_BUILD/host" \
 		"mktest=lockdown lockdown=integrity $pool"
-	MK_QEMU_SMP="4,sockets=1,cores=2,threads=2" step boot-nosmt \
+	MK_QEMU_SMP="4,sockets=1,cores=2,threads=2" \
+	MK_QEMU_CPU="max,vendor=GenuineIntel,family=6,model=85,stepping=7,hypervisor=off" \
+		step boot-nosmt \
 		boot nosmt "$MK_BUILD/host" "mktest=nosmt nosmt $pool"
 	step boot-kexec "$MK_REPO/qemu/kexec-compat.sh" "$MK_BUILD/host" "$logs"
 	if build instance base small instance; then

@@ -9,7 +9,7 @@
  *   mktest=nomk   a CONFIG_MULTIKERNEL=n kernel: none of it is there
  *   mktest=lockdown  the mk host booted with lockdown=integrity
  *   mktest=nosmt  the mk host on two cores of two threads, booted with
- *                 nosmt
+ *                 nosmt, on an Intel CPU the microcode loader takes
  *
  * Built static against the uapi headers of the tree under test.
  */
@@ -772,6 +772,40 @@ static void test_start_timeout(void)
 		      0);
 }
 
+/*
+ * A load whose memory cannot all be mapped read-only (test kernels fail
+ * it part way through the second segment: multikernel.test_protect_fail)
+ * is refused and leaves both segments writable: the same load then goes
+ * through, writing every page of them, where a page left read-only would
+ * oops.
+ */
+static void test_protect_rollback(void)
+{
+	const char *fail =
+		"/sys/module/multikernel/parameters/test_protect_fail";
+	static char blank[4096];
+	unsigned long mem = pool_start + 72 * SZ_1M;
+	struct kexec_segment segs[2] = {
+		{ .buf = payload, .bufsz = sizeof(payload),
+		  .mem = (void *)mem, .memsz = SZ_2M },
+		{ .buf = blank, .bufsz = sizeof(blank),
+		  .mem = (void *)(mem + 2 * SZ_2M), .memsz = SZ_2M },
+	};
+	unsigned long flags = KEXEC_MULTIKERNEL | KEXEC_MULTIKERNEL_ID(9);
+
+	zero_page(mem, SZ_2M);
+	mk_result("rollback_fail_set", !mk_write_file(fail, "2"), "%s: %s",
+		  fail, strerror(errno));
+	EXPECT("rollback_load_refused",
+	       mk_kexec_load(mem + ZP_ENTRY, 2, segs, flags), ENOMEM,
+	       "instance 9: cannot map its memory read-only");
+	mk_write_file(fail, "0");
+	EXPECT("rollback_load_again",
+	       mk_kexec_load(mem + ZP_ENTRY, 2, segs, flags), 0,
+	       "instance 9 loaded");
+	EXPECT("rollback_unload", unload(9), 0, "instance 9 unloaded");
+}
+
 /* With CONFIG_DEBUG_KMEMLEAK, nothing the tests did may leak. */
 static void test_kmemleak(void)
 {
@@ -847,6 +881,7 @@ static void test_mk(void)
 	test_unload();
 	test_start_timeout();
 	test_start_window();
+	test_protect_rollback();
 	test_kmemleak();
 	/* Last: lockdown stays */
 	test_lockdown();
@@ -944,6 +979,15 @@ static void test_nosmt(void)
 	mk_result("smt_instance_thread_still_offline",
 		  control && control[0] == '0', "%s reads %s", path,
 		  control ? control : "nothing");
+
+	/*
+	 * Late microcode loading would NMI the instances' CPUs as offline
+	 * ones, or update their cores under them.  The loader's own check
+	 * refuses an offline first thread, with its own line.
+	 */
+	EXPECT("microcode_late_load_refused",
+	       mk_write_file("/sys/devices/system/cpu/microcode/reload", "1"),
+	       EBUSY, "Multikernel instances run, loading aborted");
 }
 
 /* The pool and the shared area where the command line put them */

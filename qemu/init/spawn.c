@@ -51,6 +51,7 @@
 #define INSTANCE_MEM	"64M"
 #define INSTANCE_CPU	1
 #define OTHER_CPU	2
+#define PROTECT_FAIL	"/sys/module/multikernel/parameters/test_protect_fail"
 
 /*
  * Markers in qemu/spawn.sh's trace: 'K' once CPU 1 is no longer the
@@ -293,6 +294,57 @@ static void check_host_runs(void)
 }
 
 /*
+ * An ACPI eject of the instance's CPU, the path QEMU's device_del takes
+ * too (acpi_scan_hot_remove()): it must fail to offline the CPU and
+ * leave it registered, where it would find it offline already and
+ * remove it under the instance.  The eject runs in a work item after
+ * the write returns.
+ */
+static void check_eject_refused(void)
+{
+	static const char eject[] =
+		"/sys/devices/system/cpu/cpu1/firmware_node/eject";
+	int i, logged = 0;
+
+	printf("$ echo 1 > %s\n", eject);
+	mk_kmsg_mark();
+	if (mk_write_file(eject, "1")) {
+		mk_result("eject_refused", 0, "%s: %s", eject, strerror(errno));
+		return;
+	}
+	for (i = 0; i < 50 && !logged; i++) {
+		usleep(100000);
+		logged = mk_kmsg_logged("cpu1: Offline failed");
+	}
+	mk_result("eject_refused", logged == 1 &&
+		  !access("/sys/devices/system/cpu/cpu1/online", F_OK),
+		  "CPU 1 %s", logged == 1 ? "is gone" :
+		  "was not refused offline within 5 s");
+}
+
+/*
+ * Suspend and hibernation would take the instance's CPU and memory
+ * along.  pm_test stops either at the freezer, so that without the
+ * refusal the write would succeed and the host run on.
+ */
+static void check_sleep_refused(void)
+{
+	static const char *const states[] = { "freeze", "disk" };
+	char name[32];
+	unsigned int i;
+
+	mk_result("pm_test_freezer",
+		  !mk_write_file("/sys/power/pm_test", "freezer"),
+		  "/sys/power/pm_test: %s", strerror(errno));
+	for (i = 0; i < 2; i++) {
+		printf("$ echo %s > /sys/power/state\n", states[i]);
+		snprintf(name, sizeof(name), "sleep_%s_refused", states[i]);
+		EXPECT(name, mk_write_file("/sys/power/state", states[i]),
+		       EBUSY, "suspend and hibernation are refused");
+	}
+}
+
+/*
  * The kdump mode panics while a second start, on CPU 2, waits for its CPU
  * (multikernel.test_start_delay_ms holds it there): the start must not
  * hold the kexec lock then, or the panic would skip the crash kernel.
@@ -492,6 +544,20 @@ int main(void)
 	       "instance 2 loaded");
 	check_loaded_read_only();
 	EXPECT("unload_again", mk_file_unload(2), 0, "instance 2 unloaded");
+	/*
+	 * Test kernels can fail mapping an instance read-only part way
+	 * (multikernel.test_protect_fail): the load is refused and leaves
+	 * nothing read-only, or the next load into that memory would oops.
+	 */
+	mk_result("protect_fail_set", !mk_write_file(PROTECT_FAIL, "1"),
+		  "%s: %s", PROTECT_FAIL, strerror(errno));
+	EXPECT("load_protect_fails", file_load(3, OTHER_CPU, SZ_2M * 16),
+	       ENOMEM, "instance 3: cannot map its memory read-only");
+	mk_write_file(PROTECT_FAIL, "0");
+	EXPECT("load_after_protect_failed", file_load(3, OTHER_CPU, SZ_2M * 16),
+	       0, "instance 3 loaded");
+	EXPECT("unload_after_protect_failed", mk_file_unload(3), 0,
+	       "instance 3 unloaded");
 	{
 		static char page[4096];
 		struct kexec_segment seg = {
@@ -537,6 +603,8 @@ start:
 	       mk_write_file("/sys/devices/system/cpu/cpu1/online", "1"), EPERM,
 	       "CPU 1 runs a multikernel instance");
 	trace_marker('R');
+	check_eject_refused();
+	check_sleep_refused();
 
 	/* kexec -e would take the instance's CPU and memory along */
 	{
