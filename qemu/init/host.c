@@ -738,38 +738,55 @@ static void test_start_window(void)
 		  "the delayed start ended with status %#x", status);
 }
 
-/*
- * A start whose CPU never leaves the trampoline (test kernels can keep
- * the host from waking it: multikernel.test_start_no_wake) times out, the
- * instance is failed and can only be unloaded, and the CPU is the host's
- * again.
- */
-static void test_start_timeout(void)
+/* "@what_@check", valid until the next call */
+static const char *check_name(const char *what, const char *check)
 {
-	const char *no_wake =
-		"/sys/module/multikernel/parameters/test_start_no_wake";
-	const char *online = "/sys/devices/system/cpu/cpu2/online";
-	char *line, state[32];
+	static char name[64];
 
-	EXPECT("timeout_load", load_one(8, pool_start + 64 * SZ_1M, SZ_2M, 0),
-	       0, "instance 8 loaded");
-	EXPECT_SILENT("timeout_cpu2_offline", mk_write_file(online, "0"), 0);
-	mk_result("timeout_no_wake_set", !mk_write_file(no_wake, "1"),
-		  "%s: %s", no_wake, strerror(errno));
-	EXPECT("timeout_start", mk_start_instance(8, 2), ETIMEDOUT,
-	       "CPU 2 did not leave the trampoline");
-	mk_write_file(no_wake, "0");
-	line = proc_line(8);
-	mk_result("timeout_failed_listed",
+	snprintf(name, sizeof(name), "%s_%s", what, check);
+	return name;
+}
+
+/*
+ * A start that fails for its CPU's sake: one whose CPU never leaves the
+ * trampoline times out (test kernels can keep the host from waking it:
+ * multikernel.test_start_no_wake), one whose CPU does not accept INIT and
+ * STARTUP fails with EIO (multikernel.test_start_eio makes it so).
+ * Either way the instance is failed and can only be unloaded, and the CPU
+ * is the host's again.
+ */
+static void test_failed_start(const char *what, const char *knob,
+			      unsigned int id, unsigned long off, int err,
+			      const char *why)
+{
+	const char *online = "/sys/devices/system/cpu/cpu2/online";
+	char path[96], text[64], *line, state[32];
+
+	snprintf(path, sizeof(path), "/sys/module/multikernel/parameters/%s",
+		 knob);
+	snprintf(text, sizeof(text), "instance %u loaded", id);
+	EXPECT(check_name(what, "load"),
+	       load_one(id, pool_start + off, SZ_2M, 0), 0, text);
+	EXPECT_SILENT(check_name(what, "cpu2_offline"),
+		      mk_write_file(online, "0"), 0);
+	mk_result(check_name(what, "knob_set"), !mk_write_file(path, "1"),
+		  "%s: %s", path, strerror(errno));
+	EXPECT(check_name(what, "start"), mk_start_instance(id, 2), err, why);
+	mk_write_file(path, "0");
+	line = proc_line(id);
+	mk_result(check_name(what, "failed_listed"),
 		  line && sscanf(line, "%*u %*s %31s", state) == 1 &&
 		  !strcmp(state, "failed"),
-		  "line \"%s\", expected instance 8 failed",
-		  line ? line : "(none)");
-	EXPECT("timeout_start_again", mk_start_instance(8, 2), EBUSY,
-	       "instance 8 is failed: unload and load it again");
-	EXPECT("timeout_unload", unload(8), 0, "instance 8 unloaded");
-	EXPECT_SILENT("timeout_cpu2_back_online", mk_write_file(online, "1"),
-		      0);
+		  "line \"%s\", expected instance %u failed",
+		  line ? line : "(none)", id);
+	snprintf(text, sizeof(text),
+		 "instance %u is failed: unload and load it again", id);
+	EXPECT(check_name(what, "start_again"), mk_start_instance(id, 2),
+	       EBUSY, text);
+	snprintf(text, sizeof(text), "instance %u unloaded", id);
+	EXPECT(check_name(what, "unload"), unload(id), 0, text);
+	EXPECT_SILENT(check_name(what, "cpu2_back_online"),
+		      mk_write_file(online, "1"), 0);
 }
 
 /*
@@ -879,7 +896,10 @@ static void test_mk(void)
 	test_unprivileged_calls();
 	test_start();
 	test_unload();
-	test_start_timeout();
+	test_failed_start("timeout", "test_start_no_wake", 8, 64 * SZ_1M,
+			  ETIMEDOUT, "CPU 2 did not leave the trampoline");
+	test_failed_start("eio", "test_start_eio", 10, 80 * SZ_1M, EIO,
+			  "start: instance 10 on CPU 2 failed (-5)");
 	test_start_window();
 	test_protect_rollback();
 	test_kmemleak();
