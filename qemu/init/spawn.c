@@ -602,6 +602,10 @@ start:
 	EXPECT("online_refused",
 	       mk_write_file("/sys/devices/system/cpu/cpu1/online", "1"), EPERM,
 	       "CPU 1 runs a multikernel instance");
+	/* Its device refuses to go offline, which an eject needs */
+	EXPECT_SILENT("offline_refused",
+		      mk_write_file("/sys/devices/system/cpu/cpu1/online", "0"),
+		      EPERM);
 	trace_marker('R');
 	check_eject_refused();
 	check_sleep_refused();
