@@ -419,6 +419,16 @@ static void test_load(void)
 	EXPECT("load_id_without_flag",
 	       mk_kexec_load(0, 0, NULL, KEXEC_MULTIKERNEL_ID(1)), EINVAL,
 	       "flags 0x100 do not describe");
+	{
+		/* kexec_file_load() is passed 40 bytes that say they are 32 */
+		struct multikernel_load_args args = {
+			.size = 32, .id = 9, .cpu = 2, .mem_size = SZ_2M,
+		};
+
+		EXPECT("file_load_size_field_mismatch",
+		       mk_file_load("/init", &args), EINVAL,
+		       "size field 32 is not the 40 bytes passed");
+	}
 	/* id 256 spills into the architecture bits: kexec_load()'s own check */
 	EXPECT_SILENT("load_id_256", load_one(256, b + 2 * SZ_1M, SZ_1M, 0),
 		      EINVAL);
