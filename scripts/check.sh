@@ -74,6 +74,9 @@ for p in "$MK_REPO"/topic/0*.patch; do
 	cp_warnings=$((cp_warnings + ${w:-0}))
 	cp_checks=$((cp_checks + ${c:-0}))
 done
+# --strict leaves its CamelCase cache in the worktree, which make status
+# would take for uncommitted work
+rm -f "$MK_WORKTREE"/.checkpatch-camelcase.git.*
 if [ "$cp_errors" = 0 ] && [ "$cp_warnings" = 0 ]; then
 	pass checkpatch
 else
