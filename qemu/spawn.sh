@@ -166,8 +166,10 @@ fi
 # CPU 1 is the instance's: it may touch its own local APIC and its UART
 # (COM2, 0x2f8-0x2ff), nothing else, not the 8259s, the PIT, the IO-APIC,
 # HPET, RTC/CMOS, i8042, PCI configuration space or COM1, and it may send
-# IPIs only to itself.  The host may send the instance's APIC id nothing
-# but INIT and STARTUP, and those only between the two markers; no
+# IPIs only to itself, but for message doorbells: MULTIKERNEL_VECTOR (0xea),
+# fixed, to the host's boot CPU (APIC id 0).  The host may send the
+# instance's APIC id INIT and STARTUP only between the two markers, and
+# after them nothing but message doorbells; no
 # device interrupt (an MSI or IO-APIC message, a write to 0xfeeXX00X
 # naming the destination in bits 19:12) may go to it, and no IPI may be
 # broadcast, by shorthand, to the xAPIC broadcast id or in logical mode.
@@ -205,7 +207,8 @@ audit=$(awk -v me=1 -v q="'" '
 	}
 	# An ICR write by CPU c: the high half names the destination, the
 	# low half sends
-	function icr(c, addr, value,   lo, mode, logical, shorthand, dest) {
+	function icr(c, addr, value,   lo, mode, logical, shorthand, dest,
+		     doorbell) {
 		if (addr == "0xfee00310") {
 			high[c] = int(hex(value) / 16777216)
 			return
@@ -215,7 +218,11 @@ audit=$(awk -v me=1 -v q="'" '
 		logical = int(lo / 2048) % 2
 		shorthand = int(lo / 262144) % 4
 		dest = high[c]
-		if (c == me) {
+		doorbell = shorthand == 0 && !logical && mode == 0 &&
+			   lo % 256 == 234
+		if (c == me && doorbell && dest == 0) {
+			db_out++
+		} else if (c == me) {
 			if (shorthand >= 2 || (shorthand == 0 &&
 			    (logical || dest != me)))
 				bad("instance IPI to APIC " dest " (ICR " value ")")
@@ -225,6 +232,8 @@ audit=$(awk -v me=1 -v q="'" '
 		} else if (shorthand == 0 && dest == me) {
 			if ((mode == 5 || mode == 6) && !started)
 				wakeups++
+			else if (doorbell && started)
+				db_in++
 			else
 				bad("host CPU " c " IPI to the instance (ICR " value ")")
 		}
@@ -286,8 +295,9 @@ audit=$(awk -v me=1 -v q="'" '
 	{ bad($13 " at " $7) }
 	END {
 		printf "armed=%d started=%d lapic=%d uart=%d wakeups=%d " \
-			"after=%s ticks=%d span=%.1f bad=%d", armed, started,
-			lapic, uart, wakeups, after == "" ? "-" : after, ticks,
+			"doorbells=%d,%d after=%s ticks=%d span=%.1f bad=%d",
+			armed, started, lapic, uart, wakeups, db_out, db_in,
+			after == "" ? "-" : after, ticks,
 			ticks ? last - marked : 0, n
 		for (i = 0; i < n; i++)
 			printf "; %s x%d", order[i], seen[order[i]]
@@ -303,6 +313,13 @@ case $audit in
 	fi ;;
 *) fail instance_devices "$audit" ;;
 esac
+# The instance rang the host at least for its READY
+if [[ $audit =~ \ doorbells=([0-9]+),([0-9]+)\  ]] &&
+   [ "${BASH_REMATCH[1]}" -ge 1 ]; then
+	pass instance_doorbells
+else
+	fail instance_doorbells "no message doorbell from the instance to the host: $audit"
+fi
 
 if [ "$mode" = kdump ]; then
 	check=instance_survives_host_panic marker=C

@@ -200,9 +200,9 @@ static long load_spoiled(unsigned int id, unsigned long mem,
 		break;
 	case SPOIL_SETUP_DATA_LOOP:
 		/* An RNG seed that points to itself */
-		sd->next = mem + ZP_SETUP_DATA + 0x40;
-		put_setup_data(ZP_SETUP_DATA + 0x40, SETUP_RNG_SEED, 8)->next =
-			mem + ZP_SETUP_DATA + 0x40;
+		sd->next = mem + ZP_SETUP_DATA + 0x80;
+		put_setup_data(ZP_SETUP_DATA + 0x80, SETUP_RNG_SEED, 8)->next =
+			mem + ZP_SETUP_DATA + 0x80;
 		break;
 	case SPOIL_SETUP_DATA_OVER_ENTRY:
 		/* An RNG seed in the bytes of the entry the host fills in */
@@ -289,8 +289,8 @@ static long load_spoiled(unsigned int id, unsigned long mem,
 		bp->hdr.pref_address = 0;
 		break;
 	case VARIANT_RNG_SEED:
-		sd->next = mem + ZP_SETUP_DATA + 0x40;
-		put_setup_data(ZP_SETUP_DATA + 0x40, SETUP_RNG_SEED, 32);
+		sd->next = mem + ZP_SETUP_DATA + 0x80;
+		put_setup_data(ZP_SETUP_DATA + 0x80, SETUP_RNG_SEED, 32);
 		break;
 	}
 	return mk_kexec_load(mem + ZP_ENTRY, 1, &seg,
@@ -492,9 +492,9 @@ static void test_load(void)
 		{ "load_setup_data_over_multikernel_entry",
 		  SPOIL_SETUP_DATA_OVER_ENTRY, EINVAL, "shares its bytes" },
 		{ "load_setup_multikernel_host_field", SPOIL_HOST_FIELD, EINVAL,
-		  "must be version 1" },
+		  "must be version 2" },
 		{ "load_setup_multikernel_bad_uart", SPOIL_UART, EINVAL,
-		  "must be version 1" },
+		  "must be version 2" },
 		{ "load_boot_params_efi", SPOIL_EFI, EINVAL,
 		  "more than the setup header" },
 		{ "load_boot_params_sentinel", SPOIL_SENTINEL, EINVAL,
@@ -668,17 +668,19 @@ static void test_start(void)
 	EXPECT("start_valid_request", mk_start_instance(4, 1), 0,
 	       "instance 4 started on CPU 1");
 	line = proc_line(4);
+	/* Booting: it never says READY */
 	mk_result("started_listed",
 		  line && sscanf(line, "%*u %*s %31s %7s", state, cpu) == 2 &&
-		  !strcmp(state, "running") && !strcmp(cpu, "1"),
-		  "line \"%s\", expected instance 4 running on CPU 1",
+		  !strcmp(state, "booting") && !strcmp(cpu, "1") &&
+		  line[strlen(line) - 1] == '-',
+		  "line \"%s\", expected instance 4 booting on CPU 1, not ready",
 		  line ? line : "(none)");
 	EXPECT("start_running_again", mk_start_instance(4, 1), EBUSY,
-	       "start: instance 4 is running");
+	       "start: instance 4 is booting");
 	EXPECT("start_other_on_owned_cpu", mk_start_instance(1, 1), EBUSY,
 	       "CPU 1 is taken by another instance");
 	EXPECT("unload_running", unload(4), EBUSY,
-	       "unload: instance 4 is running");
+	       "unload: instance 4 is booting");
 	/* EPERM: cpu_subsys_online() retries EBUSY for half a second */
 	EXPECT("cpu1_online_refused",
 	       mk_write_file("/sys/devices/system/cpu/cpu1/online", "1"), EPERM,
@@ -739,7 +741,7 @@ static void test_start_window(void)
 	       "instance 7 unloaded");
 	/* reboot() runs one command at a time: this one waits for the first */
 	EXPECT("window_second_start_after_first", mk_start_instance(6, 3), EBUSY,
-	       "start: instance 6 is running");
+	       "start: instance 6 is booting");
 	if (pid > 0)
 		waitpid(pid, &status, 0);
 	mk_write_file(delay, "0");

@@ -410,6 +410,29 @@ static unsigned long mem_available(void)
 	return kib << 10;
 }
 
+/*
+ * The instance's kernel said READY over its message channel: the host
+ * lists it running, with the time from its start to the READY.
+ */
+static void check_ready(unsigned int id)
+{
+	char *text = mk_read_file("/proc/multikernel"), *line, *save;
+	char state[16] = "";
+	unsigned long ms = 0;
+	unsigned int lid;
+
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%u %*s %15s %*s %*s %*s %*s %lu", &lid,
+			   state, &ms) == 3 && lid == id)
+			break;
+	mk_result("instance_ready", line && !strcmp(state, "running") && ms,
+		  "instance %u: state %s, READY after %lu ms", id,
+		  state[0] ? state : "(not listed)", ms);
+	if (line)
+		printf("MKSPAWN: ready_ms=%lu\n", ms);
+}
+
 /* The instance's memory range from /proc/multikernel */
 static int instance_range(unsigned int id, unsigned long *lo,
 			  unsigned long *hi)
@@ -420,8 +443,9 @@ static int instance_range(unsigned int id, unsigned long *lo,
 	     line = strtok_r(NULL, "\n", &save)) {
 		unsigned int lid;
 
-		if (sscanf(line, "%u", &lid) == 1 && lid == id &&
-		    sscanf(strrchr(line, ' ') + 1, "0x%lx-0x%lx", lo, hi) == 2)
+		/* ID TYPE STATE CPU ENTRY SEGMENTS MEMORY READY_MS */
+		if (sscanf(line, "%u %*s %*s %*s %*s %*s 0x%lx-0x%lx", &lid,
+			   lo, hi) == 3 && lid == id)
 			return 0;
 	}
 	return -1;
@@ -593,6 +617,7 @@ start:
 			pause();
 	}
 	check_host_runs();
+	check_ready(1);
 
 	EXPECT("start_running", mk_start_instance(1, INSTANCE_CPU), EBUSY,
 	       "start: instance 1 is running");
