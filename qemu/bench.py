@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Spawn time of an instance against a cold QEMU boot of the same kernel.
+"""Spawn time of an instance against a cold QEMU boot of the same kernel,
+and the figures of messages between host and instance.
 
     qemu/bench.py --runs N HOST_BZIMAGE SPAWN_CPIO INSTANCE_BZIMAGE INSTANCE_CPIO
 
@@ -18,7 +19,13 @@ line on this side as it arrives:
          host's "$ multikernel start" line on ttyS0 to the instance's
          "Linux version" and "MKINSTANCE: token=" lines on ttyS1.
 
-Prints each round, then the medians and their ratio.  A figure, not a
+Then one more boot (mkspawn=msgbench) runs the host's message bench
+(debugfs multikernel/msg_bench) with the instance on CPU 1 and the host
+on CPUs 0 and 2: the round trip to the instance against the host's own
+smp_call_function_single() to CPU 2, and a burst with doorbells only
+while the instance is idle against one doorbell per message.
+
+Prints each round, then the medians and their ratios.  A figure, not a
 test: nothing here passes or fails but a boot that never gets there.
 """
 import argparse
@@ -35,10 +42,11 @@ MARKER = b"MKINSTANCE: token="
 TIMEOUT = 120
 
 
-def boot(args, ports, want):
+def boot(args, ports, want, keep=None):
     """Run QEMU with serial ports on sockets, the first ones named in
     @ports; return the time of QEMU's start and, for each (port, text) of
-    @want, when the text arrived."""
+    @want, when the text arrived.  With @keep, a (port, prefix), the lines
+    of that port that begin with prefix go into seen[keep], a list."""
     tmp = tempfile.mkdtemp(prefix="mk-bench-")
     sel = selectors.DefaultSelector()
     listeners, serial = [], []
@@ -66,7 +74,7 @@ def boot(args, ports, want):
         conns.append(conn)
     seen, buf = {}, [b""] * ports
     try:
-        while len(seen) < len(want):
+        while len([w for w in want if w in seen]) < len(want):
             if time.monotonic() - t0 > TIMEOUT:
                 raise RuntimeError("no %r after %d s" %
                                    ([w for w in want if w not in seen],
@@ -84,7 +92,12 @@ def boot(args, ports, want):
                 for w in want:
                     if w[0] == port and w not in seen and w[1] in buf[port]:
                         seen[w] = now
-                buf[port] = buf[port][buf[port].rfind(b"\n") + 1:]
+                end = buf[port].rfind(b"\n") + 1
+                if keep and keep[0] == port:
+                    seen.setdefault(keep, []).extend(
+                        line for line in buf[port][:end].split(b"\n")
+                        if line.startswith(keep[1]))
+                buf[port] = buf[port][end:]
     finally:
         proc.kill()
         proc.wait()
@@ -138,6 +151,33 @@ def main():
                              med(cold_kernel) - med(cold_fw), med(spawn),
                              med(spawn_kernel)))
     print("spawn/cold ratio: %.2f (goal <= 0.50)" % (med(spawn) / med(cold)))
+
+    # Messages: one more boot, host on CPUs 0 and 2, the instance on 1
+    keep = (2, b"MKBENCH: ")
+    _, seen = boot(["-smp", "3", "-m", "1G",
+                    "-kernel", a.host_bzimage, "-initrd", a.spawn_cpio,
+                    "-append", "console=ttyS0 panic=-1 mkspawn=msgbench "
+                    "mktoken=msg multikernel_pool=128M"],
+                   3, [(2, b"MKBENCH: done")], keep)
+    fig = {}
+    for line in seen.get(keep, []):
+        for word in line.decode(errors="replace").split()[1:]:
+            k, _, v = word.partition("=")
+            fig[k] = v
+    if "round_trip_ns" not in fig:
+        raise RuntimeError("no message figures: %r" % seen.get(keep))
+    rt, smp = int(fig["round_trip_ns"]), int(fig["smp_call_ns"])
+    quiet, every = int(fig["burst_quiet_ns"]), int(fig["burst_every_ns"])
+    print("messages (median of %s): host -> instance -> host round trip "
+          "%.1f us, host smp_call_function_single() CPU %s -> %s -> %s "
+          "%.1f us: ratio %.2f (goal <= 1.20)" %
+          (fig["rounds"], rt / 1000, fig["cpu"], fig["other"], fig["cpu"],
+           smp / 1000, rt / smp))
+    print("burst of %s messages: %.2f ms with %s doorbells (only while the "
+          "instance is idle), %.2f ms with %s (one per message): "
+          "throughput ratio %.1f (goal >= 10)" %
+          (fig["burst"], quiet / 1e6, fig["burst_quiet_doorbells"],
+           every / 1e6, fig["burst_every_doorbells"], every / quiet))
     return 0
 
 

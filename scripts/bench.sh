@@ -3,8 +3,9 @@
 #
 # make bench: how long an instance takes from the host's start command to
 # its init, against a cold QEMU boot of the same kernel and initramfs
-# (qemu/bench.py; medians of MK_BENCH_RUNS rounds, 5 by default).  Prints
-# figures; asserts nothing.
+# (qemu/bench.py; medians of MK_BENCH_RUNS rounds, 5 by default), and the
+# message round trip and burst figures of one more boot.  Prints figures;
+# asserts nothing.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

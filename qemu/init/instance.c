@@ -7,6 +7,13 @@
  *   MKINSTANCE: MemTotal=N kB    from /proc/meminfo
  *   MKINSTANCE: cpus=N           CPUs online in the instance
  *   MKINSTANCE: tick N uptime=S  every 200 ms, forever
+ *   MKINSTANCE: echo service up  /dev/multikernel is open
+ *
+ * Meanwhile a child sends every message the host sends to user space of
+ * the instance (/dev/multikernel) back to the host, as it is, but for a
+ * message of type FLOOD_TYPE carrying a count N: it answers that with N
+ * messages of type FLOOD_TYPE + 1, numbered from 0, as fast as the
+ * host's ring takes them.
  *
  * Booted as a crash kernel (qemu/spawn.sh's kdump mode), its console is
  * the first serial port, and mkpoweroff=N powers the machine off N
@@ -15,13 +22,80 @@
  * console after it).
  */
 #define _GNU_SOURCE
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/multikernel.h>
 
 #include "mktest.h"
+
+#define FLOOD_TYPE	2
+
+/* @n messages to the host, without a pause: a full ring is tried again */
+static void flood(int fd, uint32_t n)
+{
+	struct multikernel_msg msg = {
+		.peer = MULTIKERNEL_HOST_ID, .type = FLOOD_TYPE + 1,
+		.len = sizeof(uint32_t),
+	};
+	uint32_t seq;
+
+	for (seq = 0; seq < n; seq++) {
+		memcpy(msg.data, &seq, sizeof(seq));
+		while (write(fd, &msg, MULTIKERNEL_MSG_HDR_SIZE + msg.len) < 0) {
+			if (errno != EAGAIN) {
+				printf("MKINSTANCE: flood: %s\n",
+				       strerror(errno));
+				return;
+			}
+		}
+	}
+}
+
+static void echo_service(void)
+{
+	struct multikernel_msg msg;
+	ssize_t n;
+	int fd;
+
+	mkdir("/dev", 0755);
+	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+	fd = open("/dev/multikernel", O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		printf("MKINSTANCE: no /dev/multikernel: %s\n", strerror(errno));
+		_exit(1);
+	}
+	printf("MKINSTANCE: echo service up\n");
+	for (;;) {
+		n = read(fd, &msg, sizeof(msg));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			printf("MKINSTANCE: echo: read: %s\n", strerror(errno));
+			_exit(1);
+		}
+		if (msg.type == FLOOD_TYPE && msg.len == sizeof(uint32_t)) {
+			uint32_t count;
+
+			memcpy(&count, msg.data, sizeof(count));
+			flood(fd, count);
+			continue;
+		}
+		msg.peer = MULTIKERNEL_HOST_ID;
+		/* A full ring to the host: wait until the host reads */
+		while (write(fd, &msg, n) < 0) {
+			if (errno != EAGAIN) {
+				printf("MKINSTANCE: echo: write: %s\n",
+				       strerror(errno));
+				_exit(1);
+			}
+			usleep(1000);
+		}
+	}
+}
 
 int main(void)
 {
@@ -42,6 +116,8 @@ int main(void)
 	printf("MKINSTANCE: MemTotal=%lu kB\n",
 	       p ? strtoul(p + strlen("MemTotal:"), NULL, 10) : 0UL);
 	printf("MKINSTANCE: cpus=%ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+	if (!off && fork() == 0)
+		echo_service();
 
 	for (n = 0;; n++) {
 		clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -10,6 +10,12 @@
  *   - both its CPUs take timer interrupts and run its threads;
  *   - cross-CPU calls (TLB shootdowns) still arrive;
  *   - ttyS0 interrupts rise while it writes to the tty;
+ *   - the instance says READY, and its echo service sends back 10,000
+ *     messages from two host CPUs at once, none lost, doubled or changed;
+ *     a burst fills the rings and queues on the way (EAGAIN) and then
+ *     drains, in order; a flood of 20,000 messages from the instance
+ *     leaves the host's CPU 0, which takes the instance's doorbells,
+ *     ticking and running a thread;
  *   - onlining CPU 1, unloading the running instance and the other bad
  *     requests are refused with their errno, among them a kernel that
  *     cannot run as an instance (/bzImage-noinstance: the host's bzImage
@@ -26,13 +32,16 @@
  * and loads it with kexec_load() (multikernel load --segments); the bad
  * requests are left out, the rest is as without a mode.  With
  * mkspawn=bench it only loads and starts the instance, then idles while
- * qemu/bench.py times the instance's boot.
+ * qemu/bench.py times the instance's boot; with mkspawn=msgbench it
+ * waits for the instance's READY and reports the figures of the host's
+ * message bench (debugfs multikernel/msg_bench) as "MKBENCH:" lines.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <linux/kexec.h>
 #include <linux/multikernel.h>
 #include <linux/reboot.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -433,6 +442,401 @@ static void check_ready(unsigned int id)
 		printf("MKSPAWN: ready_ms=%lu\n", ms);
 }
 
+/*
+ * Messages through /dev/multikernel to the instance's echo service
+ * (qemu/init/instance.c).  Each carries its sender thread, its sequence
+ * number, a length and a checksum of bytes made from both.
+ */
+#define MSG_SENDERS	2
+#define MSG_PER_SENDER	5000
+#define MSG_WINDOW	32
+#define MSG_TYPE	1
+
+struct msg_payload {
+	uint32_t sender;
+	uint32_t seq;
+	uint32_t len;
+	uint32_t sum;
+	uint8_t data[MULTIKERNEL_MSG_DATA_MAX - 16];
+};
+
+static int msg_fd = -1;
+static pthread_mutex_t msg_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t msg_cond = PTHREAD_COND_INITIALIZER;
+static uint32_t msg_echoed[MSG_SENDERS];
+static unsigned long msg_eagain[MSG_SENDERS];
+static int msg_errno[MSG_SENDERS];
+static bool msg_give_up;
+
+static uint32_t msg_sum(const uint8_t *data, uint32_t len, uint32_t seed)
+{
+	uint32_t h = 2166136261U ^ seed, i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ data[i]) * 16777619U;
+	return h;
+}
+
+/* Message @seq of sender @sender; returns its length on the wire */
+static size_t msg_fill(struct multikernel_msg *msg, uint32_t sender,
+		       uint32_t seq)
+{
+	struct msg_payload *p = (struct msg_payload *)msg->data;
+	uint32_t i;
+
+	memset(msg, 0, sizeof(*msg));
+	p->sender = sender;
+	p->seq = seq;
+	p->len = (seq * 37 + sender * 11) % (sizeof(p->data) + 1);
+	for (i = 0; i < p->len; i++)
+		p->data[i] = seq * 131 + i * 7 + sender;
+	p->sum = msg_sum(p->data, p->len, sender ^ seq);
+	msg->peer = 1;
+	msg->type = MSG_TYPE;
+	msg->len = 16 + p->len;
+	return MULTIKERNEL_MSG_HDR_SIZE + msg->len;
+}
+
+/* Whether @msg, @n bytes read, is an intact echo; sets *@sender, *@seq */
+static bool msg_check(const struct multikernel_msg *msg, ssize_t n,
+		      uint32_t *sender, uint32_t *seq)
+{
+	const struct msg_payload *p = (const void *)msg->data;
+
+	if (n < MULTIKERNEL_MSG_HDR_SIZE + 16 || msg->peer != 1 ||
+	    msg->type != MSG_TYPE || msg->flags ||
+	    (size_t)n != MULTIKERNEL_MSG_HDR_SIZE + msg->len ||
+	    p->sender >= MSG_SENDERS || p->len > sizeof(p->data) ||
+	    msg->len != 16 + p->len ||
+	    p->sum != msg_sum(p->data, p->len, p->sender ^ p->seq))
+		return false;
+	*sender = p->sender;
+	*seq = p->seq;
+	return true;
+}
+
+/* Write one message, again while the ring is full; 0 or an errno */
+static int msg_send(const struct multikernel_msg *msg, size_t len,
+		    unsigned long *eagain)
+{
+	while (write(msg_fd, msg, len) < 0) {
+		if (errno != EAGAIN)
+			return errno;
+		(*eagain)++;
+		usleep(200);
+	}
+	return 0;
+}
+
+/* A sender thread on its own host CPU, at most MSG_WINDOW ahead */
+static void *msg_sender(void *arg)
+{
+	uint32_t sender = (uintptr_t)arg, seq;
+	struct multikernel_msg msg;
+	cpu_set_t set;
+	size_t len;
+
+	CPU_ZERO(&set);
+	CPU_SET(sender ? OTHER_CPU : 0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	for (seq = 0; seq < MSG_PER_SENDER; seq++) {
+		pthread_mutex_lock(&msg_lock);
+		while (seq - msg_echoed[sender] >= MSG_WINDOW && !msg_give_up)
+			pthread_cond_wait(&msg_cond, &msg_lock);
+		pthread_mutex_unlock(&msg_lock);
+		if (msg_give_up)
+			break;
+		len = msg_fill(&msg, sender, seq);
+		msg_errno[sender] = msg_send(&msg, len, &msg_eagain[sender]);
+		if (msg_errno[sender])
+			break;
+	}
+	return NULL;
+}
+
+/* Read one message within @ms; its length, or -1 with errno */
+static ssize_t msg_read(struct multikernel_msg *msg, int ms)
+{
+	struct pollfd pfd = { .fd = msg_fd, .events = POLLIN };
+	ssize_t n;
+
+	for (;;) {
+		n = read(msg_fd, msg, sizeof(*msg));
+		if (n >= 0 || errno != EAGAIN)
+			return n;
+		n = poll(&pfd, 1, ms);
+		if (n <= 0) {
+			errno = n ? errno : ETIMEDOUT;
+			return -1;
+		}
+	}
+}
+
+static void check_message_errors(void)
+{
+	struct multikernel_msg msg;
+	size_t len = msg_fill(&msg, 0, 1);
+
+	msg.flags = 1;
+	EXPECT_SILENT("msg_flags_refused", write(msg_fd, &msg, len), EINVAL);
+	msg_fill(&msg, 0, 1);
+	msg.type = MULTIKERNEL_MSG_TYPE_MAX + 1;
+	EXPECT_SILENT("msg_type_refused", write(msg_fd, &msg, len), EINVAL);
+	msg_fill(&msg, 0, 1);
+	EXPECT_SILENT("msg_len_refused", write(msg_fd, &msg, len + 1), EINVAL);
+	EXPECT_SILENT("msg_short_refused", write(msg_fd, &msg, 8), EINVAL);
+	msg.peer = 9;
+	EXPECT_SILENT("msg_no_such_instance", write(msg_fd, &msg, len),
+		      ENOENT);
+	msg.peer = MULTIKERNEL_HOST_ID;
+	EXPECT_SILENT("msg_not_to_itself", write(msg_fd, &msg, len), ENOENT);
+	EXPECT_SILENT("msg_read_short_buffer", read(msg_fd, &msg, 100), EINVAL);
+	EXPECT_SILENT("msg_read_empty", read(msg_fd, &msg, sizeof(msg)),
+		      EAGAIN);
+}
+
+/*
+ * 10,000 messages to the instance's echo service from two host CPUs at
+ * once, each sender at most MSG_WINDOW messages ahead of its echoes:
+ * every one comes back once and intact.
+ */
+static void check_message_echo(void)
+{
+	static bool seen[MSG_SENDERS][MSG_PER_SENDER];
+	unsigned long got = 0, dup = 0, bad = 0, total;
+	struct multikernel_msg msg;
+	pthread_t thread[MSG_SENDERS];
+	struct timespec t0, t1;
+	uint32_t sender, seq, i;
+	ssize_t n;
+	double secs;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < MSG_SENDERS; i++)
+		pthread_create(&thread[i], NULL, msg_sender,
+			       (void *)(uintptr_t)i);
+	total = MSG_SENDERS * MSG_PER_SENDER;
+	while (got < total) {
+		n = msg_read(&msg, 10000);
+		if (n < 0) {
+			printf("MKSPAWN: echo read: %s after %lu\n",
+			       strerror(errno), got);
+			break;
+		}
+		if (!msg_check(&msg, n, &sender, &seq) ||
+		    seq >= MSG_PER_SENDER) {
+			bad++;
+			continue;
+		}
+		if (seen[sender][seq]) {
+			dup++;
+			continue;
+		}
+		seen[sender][seq] = true;
+		got++;
+		pthread_mutex_lock(&msg_lock);
+		msg_echoed[sender]++;
+		pthread_cond_broadcast(&msg_cond);
+		pthread_mutex_unlock(&msg_lock);
+	}
+	pthread_mutex_lock(&msg_lock);
+	msg_give_up = true;
+	pthread_cond_broadcast(&msg_cond);
+	pthread_mutex_unlock(&msg_lock);
+	for (i = 0; i < MSG_SENDERS; i++)
+		pthread_join(thread[i], NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+	printf("MKSPAWN: echo: %lu of %lu messages back in %.2f s, %lu doubled, %lu bad, EAGAIN %lu and %lu\n",
+	       got, total, secs, dup, bad, msg_eagain[0], msg_eagain[1]);
+	mk_result("messages_echoed",
+		  got == total && !dup && !bad && !msg_errno[0] &&
+		  !msg_errno[1],
+		  "%lu of %lu back, %lu doubled, %lu bad; senders: %s, %s",
+		  got, total, dup, bad, strerror(msg_errno[0]),
+		  strerror(msg_errno[1]));
+}
+
+/*
+ * A burst without reading: the rings and queues between here and the
+ * echo service fill until the host's write gets EAGAIN, and then all of
+ * it comes back, in order.
+ */
+static void check_message_backpressure(void)
+{
+	struct multikernel_msg msg;
+	uint32_t sent, got, sender, seq;
+	bool full = false, order = true;
+	size_t len;
+	ssize_t n;
+
+	for (sent = 0; sent < 5000; sent++) {
+		len = msg_fill(&msg, 0, sent);
+		if (write(msg_fd, &msg, len) < 0) {
+			full = errno == EAGAIN;
+			break;
+		}
+	}
+	for (got = 0; got < sent; got++) {
+		n = msg_read(&msg, 10000);
+		if (n < 0 || !msg_check(&msg, n, &sender, &seq) ||
+		    seq != got) {
+			order = false;
+			break;
+		}
+	}
+	printf("MKSPAWN: burst: %u messages until EAGAIN, %u back\n", sent,
+	       got);
+	mk_result("messages_backpressure", full && got == sent && order,
+		  "%u sent until %s, %u back%s", sent,
+		  full ? "EAGAIN" : "the loop ended", got,
+		  order ? "" : ", not in order");
+	mk_result("messages_drained", msg_read(&msg, 500) < 0 &&
+		  errno == ETIMEDOUT, "a message too many came back");
+}
+
+#define FLOOD_TYPE	2
+#define FLOOD_COUNT	20000
+
+static volatile bool flood_done;
+static long flood_max_gap_us;
+static unsigned long flood_spins;
+
+/* A thread on CPU 0: the longest it went without running, in us */
+static void *flood_watch(void *arg __attribute__((unused)))
+{
+	struct timespec prev, now;
+	cpu_set_t set;
+	long gap;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	clock_gettime(CLOCK_MONOTONIC, &prev);
+	while (!flood_done) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		gap = (now.tv_sec - prev.tv_sec) * 1000000 +
+		      (now.tv_nsec - prev.tv_nsec) / 1000;
+		if (gap > flood_max_gap_us)
+			flood_max_gap_us = gap;
+		prev = now;
+		flood_spins++;
+	}
+	return NULL;
+}
+
+/*
+ * The instance sends FLOOD_COUNT messages as fast as it can while this
+ * thread, on CPU 2, reads them: all arrive in order, and CPU 0, which
+ * takes the instance's doorbells, keeps its timer ticking and runs a
+ * thread with no gap of half a second or more.
+ */
+static void check_message_flood(void)
+{
+	struct multikernel_msg msg = {
+		.peer = 1, .type = FLOOD_TYPE, .len = sizeof(uint32_t),
+	};
+	uint32_t count = FLOOD_COUNT, got = 0, seq;
+	long loc0 = irq_count("LOC:", 0), mki0 = irq_count("MKI:", 0);
+	struct timespec t0, t1;
+	pthread_t watch;
+	cpu_set_t set;
+	bool order = true;
+	double secs;
+	ssize_t n;
+
+	CPU_ZERO(&set);
+	CPU_SET(OTHER_CPU, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	flood_done = false;
+	pthread_create(&watch, NULL, flood_watch, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memcpy(msg.data, &count, sizeof(count));
+	if (write(msg_fd, &msg, MULTIKERNEL_MSG_HDR_SIZE + msg.len) < 0)
+		printf("MKSPAWN: flood: %s\n", strerror(errno));
+	while (got < count) {
+		n = msg_read(&msg, 10000);
+		if (n < 0)
+			break;
+		memcpy(&seq, msg.data, sizeof(seq));
+		if (msg.peer != 1 || msg.type != FLOOD_TYPE + 1 ||
+		    msg.len != sizeof(seq) || seq != got) {
+			order = false;
+			break;
+		}
+		got++;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	flood_done = true;
+	pthread_join(watch, NULL);
+	secs = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+	printf("MKSPAWN: flood: %u of %u messages in %.2f s; CPU 0: %ld timer ticks, %ld message interrupts, a thread ran %lu times, its longest gap %ld us\n",
+	       got, count, secs, irq_count("LOC:", 0) - loc0,
+	       irq_count("MKI:", 0) - mki0, flood_spins, flood_max_gap_us);
+	mk_result("messages_flood", got == count && order,
+		  "%u of %u flood messages%s", got, count,
+		  order ? "" : ", one out of order");
+	mk_result("flood_host_responsive",
+		  irq_count("LOC:", 0) > loc0 && flood_spins &&
+		  flood_max_gap_us < 500000,
+		  "CPU 0 during the flood: timer %ld -> %ld, a thread's longest gap %ld us",
+		  loc0, irq_count("LOC:", 0), flood_max_gap_us);
+}
+
+static void check_messages(void)
+{
+	msg_fd = open("/dev/multikernel", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (msg_fd < 0) {
+		mk_result("messages_device", 0, "/dev/multikernel: %s",
+			  strerror(errno));
+		return;
+	}
+	check_message_errors();
+	check_message_echo();
+	check_message_backpressure();
+	check_message_flood();
+	close(msg_fd);
+
+	/* The tool, by hand */
+	mk_result("tool_send", !tool((const char *const[]){ "multikernel",
+		  "send", "--peer", "1", "--type", "7", "hello", NULL }),
+		  "multikernel send failed");
+	mk_result("tool_recv", !tool((const char *const[]){ "multikernel",
+		  "recv", "--timeout", "5000", NULL }),
+		  "multikernel recv got no echo");
+}
+
+/*
+ * The host's message bench, on CPU 0 with CPU 2 as the other host CPU,
+ * once the instance said READY: its figures go to qemu/bench.py.
+ */
+static void msg_bench(void)
+{
+	const char *path = "/sys/kernel/debug/multikernel/msg_bench";
+	char *text, *res;
+	cpu_set_t set;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		text = mk_read_file("/proc/multikernel");
+		if (text && strstr(text, " running "))
+			break;
+		usleep(100000);
+	}
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	mkdir("/sys/kernel/debug", 0755);
+	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	if (mk_write_file(path, "1 2000 2000"))
+		mk_report("MKBENCH: error %s: %s\n", path, strerror(errno));
+	res = mk_read_file(path);
+	mk_report("MKBENCH: %s", res && *res ? res : "no result\n");
+	mk_report("MKBENCH: done\n");
+}
+
 /* The instance's memory range from /proc/multikernel */
 static int instance_range(unsigned int id, unsigned long *lo,
 			  unsigned long *hi)
@@ -456,6 +860,7 @@ int main(void)
 	const char *token = getenv("mktoken"), *mode = getenv("mkspawn");
 	bool kdump = mode && !strcmp(mode, "kdump");
 	bool bench = mode && !strcmp(mode, "bench");
+	bool msgbench = mode && !strcmp(mode, "msgbench");
 	bool segments = mode && !strcmp(mode, "segments");
 	char append[128], *pattern;
 	unsigned long lo = 0, hi = 0, i, pattern_size;
@@ -514,7 +919,7 @@ int main(void)
 		  "instance 1 is not in /proc/multikernel");
 	mk_report("MKSPAWN: mem=%#lx-%#lx\n", lo, hi);
 
-	if (kdump || bench || segments)
+	if (kdump || bench || msgbench || segments)
 		goto start;
 
 	/* Bad requests before the start */
@@ -605,6 +1010,11 @@ start:
 	/* qemu/bench.py times the instance's boot and stops the machine */
 	while (bench)
 		pause();
+	if (msgbench) {
+		msg_bench();
+		for (;;)
+			pause();
+	}
 
 	/* Let the instance boot while the host goes on */
 	sleep(4);
@@ -618,6 +1028,7 @@ start:
 	}
 	check_host_runs();
 	check_ready(1);
+	check_messages();
 
 	EXPECT("start_running", mk_start_instance(1, INSTANCE_CPU), EBUSY,
 	       "start: instance 1 is running");
