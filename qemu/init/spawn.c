@@ -919,6 +919,20 @@ int main(void)
 		  "instance 1 is not in /proc/multikernel");
 	mk_report("MKSPAWN: mem=%#lx-%#lx\n", lo, hi);
 
+	if (segments) {
+		/*
+		 * The tool places a second image where /proc/multikernel
+		 * lists nothing: outside instance 1, or the load fails
+		 */
+		ok = tool((const char *const[]){ "multikernel", "load",
+			  "--segments", "--id", "2", "--mem", "16M",
+			  "/bzImage", NULL });
+		mk_result("tool_load_second_segments", ok == 0,
+			  "multikernel load --segments of a second instance exited %d",
+			  ok);
+		EXPECT("unload_second_segments", mk_file_unload(2), 0,
+		       "instance 2 unloaded");
+	}
 	if (kdump || bench || msgbench || segments)
 		goto start;
 
