@@ -3,8 +3,8 @@
 #
 # The end-to-end test: a second kernel runs on CPU 1 while the host runs on.
 #
-#   qemu/spawn.sh [--kdump | --segments | --bench] [--instance KBUILD_DIR]
-#                 KBUILD_DIR [NAME]
+#   qemu/spawn.sh [--kdump | --segments | --lifecycle | --bench]
+#                 [--instance KBUILD_DIR] KBUILD_DIR [NAME]
 #
 # QEMU gets three CPUs and the pool; the host (qemu/init/spawn.c) offlines
 # CPU 1 and starts its own bzImage there as instance 1, or the bzImage of
@@ -29,6 +29,11 @@
 # (multikernel load --segments, kexec_load()) rather than by the kernel;
 # the instance is judged as without it.
 #
+# With --lifecycle the host's init is qemu/init/lifecycle.c: it starts
+# and stops instances on CPU 1 over and over and checks the stop calls;
+# this script then counts the graceful stops on the instance's console.
+# There is no trace of device accesses: CPU 1 changes hands every cycle.
+#
 # --bench tests nothing: it hands the same kernels and initramfs images to
 # qemu/bench.py, which times spawns against cold boots (make bench).
 #
@@ -38,7 +43,7 @@ set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 
 usage() {
-	echo "usage: $0 [--kdump | --segments | --bench] [--instance KBUILD_DIR] KBUILD_DIR [NAME]" >&2
+	echo "usage: $0 [--kdump | --segments | --lifecycle | --bench] [--instance KBUILD_DIR] KBUILD_DIR [NAME]" >&2
 	exit 2
 }
 mode=normal extra= ikbuild=
@@ -47,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--kdump) mode=kdump extra="mkspawn=kdump crashkernel=128M"
 		export MK_EXPECT_PANIC='sysrq triggered crash' ;;
 	--segments) mode=segments extra="mkspawn=segments" ;;
+	--lifecycle) mode=lifecycle ;;
 	--bench) mode=bench ;;
 	--instance) [ $# -ge 2 ] || usage; ikbuild=$2; shift ;;
 	-*) usage ;;
@@ -59,6 +65,8 @@ kbuild=$1 name=${2:-spawn}
 ikbuild=${ikbuild:-$kbuild}
 logdir=${MK_LOGDIR:-/tmp/mk-logs}
 here=$(cd "$(dirname "$0")" && pwd)
+init=spawn.c
+[ "$mode" = lifecycle ] && init=lifecycle.c
 mkdir -p "$logdir"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -69,14 +77,15 @@ fail() { echo "FAIL $name:$1: $2"; failed=1; }
 
 gcc -static -O2 -Wall -Wextra -Werror -I "$kbuild/usr/include" \
 	-o "$work/multikernel" "$MK_WORKTREE/tools/multikernel/multikernel.c"
-"$here/initramfs.sh" "$work/instance.cpio" "$ikbuild" "$here/init/instance.c"
+"$here/initramfs.sh" "$work/instance.cpio" "$ikbuild" "$here/init/instance.c" \
+	"dir /sbin 0755 0 0" "slink /sbin/poweroff /init 0777 0 0"
 # The host's bzImage as a kernel without CONFIG_MULTIKERNEL_INSTANCE: clear
 # XLF_MULTIKERNEL_INSTANCE (bit 15 of xloadflags at 0x236)
 cp "$kbuild/arch/x86/boot/bzImage" "$work/bzImage-noinstance"
 hi=$(od -An -tu1 -j $((0x237)) -N1 "$work/bzImage-noinstance" | tr -d ' ')
 printf "\\$(printf '%03o' $((hi & 0x7f)))" |
 	dd of="$work/bzImage-noinstance" bs=1 seek=$((0x237)) conv=notrunc status=none
-"$here/initramfs.sh" "$logdir/$name.cpio" "$kbuild" "$here/init/spawn.c" \
+"$here/initramfs.sh" "$logdir/$name.cpio" "$kbuild" "$here/init/$init" \
 	"dir /bin 0755 0 0" \
 	"file /bin/multikernel $work/multikernel 0755 0 0" \
 	"file /bzImage $ikbuild/arch/x86/boot/bzImage 0644 0 0" \
@@ -93,13 +102,29 @@ fi
 
 token=$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
 rc=0
+ilog=$logdir/$name.ttyS1.log
+results=$logdir/$name.results
+
+if [ "$mode" = lifecycle ]; then
+	MK_QEMU_SMP=3 MK_QEMU_TTYS1=1 MK_LOGDIR=$logdir "$here/run.sh" "$name" \
+		"$kbuild/arch/x86/boot/bzImage" "$logdir/$name.cpio" \
+		"mktoken=$token multikernel_pool=128M" || rc=$?
+	[ "$rc" = 0 ] || failed=1
+	sed -n 's/.*MKSPAWN: \(cycles: .*\|slab .*\)/INFO '"$name"': \1/p' "$results"
+	# Each graceful stop ran the instance's /sbin/poweroff
+	want=$(sed -n 's/.*MKSPAWN: graceful=\([0-9]*\).*/\1/p' "$results")
+	got=$(grep -c "MKINSTANCE: poweroff\$" "$ilog" || true)
+	if [ -n "$want" ] && [ "$want" -gt 0 ] && [ "$got" = "$want" ]; then
+		pass user_space_told
+	else
+		fail user_space_told "${got:-0} poweroffs on the instance's console for ${want:-no} graceful stops"
+	fi
+	exit "$failed"
+fi
 MK_QEMU_SMP=3 MK_QEMU_TTYS1=1 MK_QEMU_IOTRACE=1 MK_LOGDIR=$logdir "$here/run.sh" "$name" \
 	"$kbuild/arch/x86/boot/bzImage" "$logdir/$name.cpio" \
 	"mktoken=$token multikernel_pool=128M $extra" || rc=$?
 [ "$rc" = 0 ] || failed=1
-
-ilog=$logdir/$name.ttyS1.log
-results=$logdir/$name.results
 
 if grep -q "^\(\[[ 0-9.]*\] \)\?Linux version" "$ilog"; then
 	pass instance_banner

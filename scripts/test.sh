@@ -24,6 +24,9 @@
 #           run, each on its own devices (qemu/spawn.sh); the same with
 #           boot parameters built in user space (kexec_load()); then the
 #           host starts its own bzImage and panics into kdump under it
+#   lifecycle  20 cycles of load, start, stop (graceful and forced), CPU
+#           back, unload, with leak checks, the scrub of instance memory
+#           and the stop call's refusals (qemu/init/lifecycle.c)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -103,6 +106,10 @@ if build host $MK_HOST_CONFIG; then
 			"$MK_REPO/qemu/spawn.sh" --segments \
 			--instance "$MK_BUILD/instance" "$MK_BUILD/host" \
 			spawn-segments
+		MK_LOGDIR=$logs step boot-lifecycle \
+			"$MK_REPO/qemu/spawn.sh" --lifecycle \
+			--instance "$MK_BUILD/instance" "$MK_BUILD/host" \
+			lifecycle
 	fi
 	MK_LOGDIR=$logs step boot-spawn-kdump "$MK_REPO/qemu/spawn.sh" \
 		--kdump "$MK_BUILD/host" spawn-kdump

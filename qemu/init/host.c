@@ -835,28 +835,6 @@ static void test_protect_rollback(void)
 	EXPECT("rollback_unload", unload(9), 0, "instance 9 unloaded");
 }
 
-/* With CONFIG_DEBUG_KMEMLEAK, nothing the tests did may leak. */
-static void test_kmemleak(void)
-{
-	char *report;
-
-	mkdir("/sys/kernel/debug", 0755);
-	if (mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) ||
-	    access("/sys/kernel/debug/kmemleak", F_OK)) {
-		/* The host tests run on the debug kernel, which has it */
-		mk_result("kmemleak_clean", 0, "no kmemleak: %s",
-			  strerror(errno));
-		return;
-	}
-	/* kmemleak reports only objects older than 5 s */
-	sleep(6);
-	mk_write_file("/sys/kernel/debug/kmemleak", "scan");
-	mk_write_file("/sys/kernel/debug/kmemleak", "scan");
-	report = mk_read_file("/sys/kernel/debug/kmemleak");
-	mk_result("kmemleak_clean", report && !strstr(report, "unreferenced"),
-		  "%s", report ? report : "cannot read kmemleak");
-}
-
 /* Mount securityfs; the lockdown mode as its file shows it, or NULL */
 static char *lockdown_state(void)
 {
@@ -914,7 +892,7 @@ static void test_mk(void)
 			  "start: instance 10 on CPU 2 failed (-5)");
 	test_start_window();
 	test_protect_rollback();
-	test_kmemleak();
+	mk_check_kmemleak();
 	/* Last: lockdown stays */
 	test_lockdown();
 }

@@ -13,7 +13,15 @@
  * the instance (/dev/multikernel) back to the host, as it is, but for a
  * message of type FLOOD_TYPE carrying a count N: it answers that with N
  * messages of type FLOOD_TYPE + 1, numbered from 0, as fast as the
- * host's ring takes them.
+ * host's ring takes them.  Before it sends back a message of type
+ * FILL_TYPE it writes the message's payload at the start of every page of
+ * FILL_SIZE bytes of its memory, which it keeps; before one of type
+ * HOLD_TYPE it makes its next poweroff hang.
+ *
+ * It is also /sbin/poweroff, which the kernel runs when the host asks it
+ * to shut down: it says so on the console (MKINSTANCE: poweroff),
+ * syncs and powers off, or after a HOLD_TYPE message says "poweroff held"
+ * and sleeps.
  *
  * Booted as a crash kernel (qemu/spawn.sh's kdump mode), its console is
  * the first serial port, and mkpoweroff=N powers the machine off N
@@ -27,12 +35,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <termios.h>
 #include <unistd.h>
 #include <linux/multikernel.h>
 
 #include "mktest.h"
 
 #define FLOOD_TYPE	2
+#define FILL_TYPE	4
+#define HOLD_TYPE	5
+#define FILL_SIZE	(8UL << 20)
+#define HOLD_FILE	"/tmp/poweroff-held"
 
 /* @n messages to the host, without a pause: a full ring is tried again */
 static void flood(int fd, uint32_t n)
@@ -53,6 +67,42 @@ static void flood(int fd, uint32_t n)
 			}
 		}
 	}
+}
+
+/* @len bytes of @data at the start of every page of FILL_SIZE, kept */
+static void fill(const void *data, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *mem;
+	size_t i;
+
+	mem = mmap(NULL, FILL_SIZE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE | MAP_LOCKED,
+		   -1, 0);
+	if (mem == MAP_FAILED) {
+		printf("MKINSTANCE: fill: %s\n", strerror(errno));
+		return;
+	}
+	for (i = 0; i < FILL_SIZE; i += page)
+		memcpy(mem + i, data, len);
+}
+
+/* The kernel runs this as /sbin/poweroff when the host asks it to stop */
+static int poweroff(void)
+{
+	int fd = open("/dev/console", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+
+	if (!access(HOLD_FILE, F_OK)) {
+		dprintf(fd, "MKINSTANCE: poweroff held\n");
+		sleep(600);
+		return 1;
+	}
+	dprintf(fd, "MKINSTANCE: poweroff\n");
+	/* Before the CPU stops */
+	tcdrain(fd);
+	sync();
+	reboot(RB_POWER_OFF);
+	return 1;
 }
 
 static void echo_service(void)
@@ -84,6 +134,10 @@ static void echo_service(void)
 			flood(fd, count);
 			continue;
 		}
+		if (msg.type == FILL_TYPE)
+			fill(msg.data, msg.len);
+		if (msg.type == HOLD_TYPE)
+			close(open(HOLD_FILE, O_CREAT | O_WRONLY, 0644));
 		msg.peer = MULTIKERNEL_HOST_ID;
 		/* A full ring to the host: wait until the host reads */
 		while (write(fd, &msg, n) < 0) {
@@ -97,12 +151,16 @@ static void echo_service(void)
 	}
 }
 
-int main(void)
+int main(int argc __attribute__((unused)), char **argv)
 {
 	const char *token = getenv("mktoken"), *off = getenv("mkpoweroff");
 	char *meminfo, *p;
 	struct timespec ts;
 	unsigned long n;
+
+	p = strrchr(argv[0], '/');
+	if (!strcmp(p ? p + 1 : argv[0], "poweroff"))
+		return poweroff();
 
 	mkdir("/proc", 0755);
 	mount("proc", "/proc", "proc", 0, NULL);

@@ -235,6 +235,29 @@ static void mk_mount_basics(void)
 		       strerror(errno));
 }
 
+/* With CONFIG_DEBUG_KMEMLEAK, nothing the tests did may leak. */
+static void mk_check_kmemleak(void)
+{
+	char *report;
+
+	mkdir("/sys/kernel/debug", 0755);
+	if (access("/sys/kernel/debug/kmemleak", F_OK) &&
+	    (mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) ||
+	     access("/sys/kernel/debug/kmemleak", F_OK))) {
+		/* The host tests run on the debug kernel, which has it */
+		mk_result("kmemleak_clean", 0, "no kmemleak: %s",
+			  strerror(errno));
+		return;
+	}
+	/* kmemleak reports only objects older than 5 s */
+	sleep(6);
+	mk_write_file("/sys/kernel/debug/kmemleak", "scan");
+	mk_write_file("/sys/kernel/debug/kmemleak", "scan");
+	report = mk_read_file("/sys/kernel/debug/kmemleak");
+	mk_result("kmemleak_clean", report && !strstr(report, "unreferenced"),
+		  "%s", report ? report : "cannot read kmemleak");
+}
+
 /* Print the closing line */
 static void mk_finish(void)
 {

@@ -75,27 +75,6 @@ static void trace_marker(char what)
 		mk_result("trace_marker", 0, "ioperm: %s", strerror(errno));
 }
 
-/* Run the multikernel tool, shown as a command; its exit status, or -1 */
-static int tool(const char *const argv[])
-{
-	int i, status;
-	pid_t pid;
-
-	printf("$");
-	for (i = 0; argv[i]; i++)
-		printf(" %s", argv[i]);
-	printf("\n");
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		execv("/bin/multikernel", (char *const *)argv);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 static long file_load_image(const char *path, unsigned int id, int cpu,
 			    unsigned long mem)
 {
@@ -800,10 +779,10 @@ static void check_messages(void)
 	close(msg_fd);
 
 	/* The tool, by hand */
-	mk_result("tool_send", !tool((const char *const[]){ "multikernel",
+	mk_result("tool_send", !mk_tool((const char *const[]){ "multikernel",
 		  "send", "--peer", "1", "--type", "7", "hello", NULL }),
 		  "multikernel send failed");
-	mk_result("tool_recv", !tool((const char *const[]){ "multikernel",
+	mk_result("tool_recv", !mk_tool((const char *const[]){ "multikernel",
 		  "recv", "--timeout", "5000", NULL }),
 		  "multikernel recv got no echo");
 }
@@ -905,12 +884,12 @@ int main(void)
 	snprintf(append, sizeof(append), "mktoken=%s", token);
 	if (segments)
 		/* Boot parameters built by the tool, kexec_load() */
-		ok = tool((const char *const[]){ "multikernel", "load",
+		ok = mk_tool((const char *const[]){ "multikernel", "load",
 			  "--segments", "--id", "1", "--mem", INSTANCE_MEM,
 			  "--initrd", "/instance.cpio", "--append", append,
 			  "/bzImage", NULL });
 	else
-		ok = tool((const char *const[]){ "multikernel", "load",
+		ok = mk_tool((const char *const[]){ "multikernel", "load",
 			  "--id", "1", "--cpu", "1", "--mem", INSTANCE_MEM,
 			  "--initrd", "/instance.cpio", "--append", append,
 			  "/bzImage", NULL });
@@ -924,7 +903,7 @@ int main(void)
 		 * The tool places a second image where /proc/multikernel
 		 * lists nothing: outside instance 1, or the load fails
 		 */
-		ok = tool((const char *const[]){ "multikernel", "load",
+		ok = mk_tool((const char *const[]){ "multikernel", "load",
 			  "--segments", "--id", "2", "--mem", "16M",
 			  "/bzImage", NULL });
 		mk_result("tool_load_second_segments", ok == 0,
@@ -1015,11 +994,11 @@ int main(void)
 	}
 
 start:
-	ok = tool((const char *const[]){ "multikernel", "start", "--id", "1",
+	ok = mk_tool((const char *const[]){ "multikernel", "start", "--id", "1",
 		  "--cpu", "1", NULL });
 	mk_result("tool_start", ok == 0, "multikernel start exited %d", ok);
 	trace_marker('S');
-	tool((const char *const[]){ "multikernel", "list", NULL });
+	mk_tool((const char *const[]){ "multikernel", "list", NULL });
 
 	/* qemu/bench.py times the instance's boot and stops the machine */
 	while (bench)

@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Init of the lifecycle test (qemu/spawn.sh --lifecycle): a host on three
+ * CPUs runs instances on CPU 1 one after the other and checks each step.
+ *
+ *   - CYCLES cycles of load, start, READY, stop, CPU 1 online with a
+ *     thread on it, CPU 1 offline and unload, the stops graceful (the
+ *     instance's kernel shuts down and tells its user space) and forced
+ *     in turn; the medians of each step are reported;
+ *   - nothing leaks: kmemleak, the slab total after the cycles within
+ *     SLAB_SLACK_KB of what it was after the first, the whole pool free
+ *     again (an instance of all of it loads), the host's online CPUs as
+ *     before;
+ *   - what an instance wrote into its memory is in the pool while it runs,
+ *     and gone once it is stopped (debugfs multikernel/pool_find);
+ *   - a stop of an unknown, a loaded and a stopped instance, bad
+ *     arguments, a stop racing a start, a graceful stop that times out,
+ *     a second stop, unload, start and CPU online while a stop waits, a
+ *     forced stop cutting that wait short, a signal ending a wait, and a
+ *     graceful stop that comes before the instance's kernel can shut
+ *     down: each with its errno and its log line, and how it stopped.
+ *
+ * "MKSPAWN: graceful=N" on the results port tells qemu/spawn.sh how many
+ * graceful stops reached the instance's user space (its /sbin/poweroff),
+ * which it counts on the instance's console.
+ */
+#define _GNU_SOURCE
+#include <linux/multikernel.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "mkcalls.h"
+#include "mktest.h"
+
+#define CYCLES		20
+#define SLAB_SLACK_KB	512
+#define POOL_MEM	(128ULL << 20)
+#define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
+#define CPUS_ONLINE	"/sys/devices/system/cpu/online"
+#define POOL_FIND	"/sys/kernel/debug/multikernel/pool_find"
+#define START_DELAY	"/sys/module/multikernel/parameters/test_start_delay_ms"
+/* Message types of the instance's echo service (qemu/init/instance.c) */
+#define FILL_TYPE	4
+#define HOLD_TYPE	5
+
+static const char *token;
+/* Graceful stops that reached the instance's user space */
+static int graceful;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n ? v[n / 2] : 0;
+}
+
+/* Instance @id's state in /proc/multikernel, "" if it is not listed */
+static const char *state_of(unsigned int id)
+{
+	static char state[16];
+	char *text = mk_read_file("/proc/multikernel"), *line, *save;
+	unsigned int lid;
+
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%u %*s %15s", &lid, state) == 2 && lid == id)
+			return state;
+	state[0] = '\0';
+	return state;
+}
+
+/* Whether instance @id is @want within @ms */
+static bool wait_state(unsigned int id, const char *want, int ms)
+{
+	for (; strcmp(state_of(id), want); ms -= 20) {
+		if (ms <= 0)
+			return false;
+		usleep(20000);
+	}
+	return true;
+}
+
+static int load(unsigned int id, const char *mem, const char *append)
+{
+	char idstr[8];
+
+	snprintf(idstr, sizeof(idstr), "%u", id);
+	return mk_tool((const char *const[]){ "multikernel", "load", "--id",
+		       idstr, "--cpu", "1", "--mem", mem, "--initrd",
+		       "/instance.cpio", "--append", append, "/bzImage",
+		       NULL });
+}
+
+/* Load instance 1 and start it on CPU 1: whether it said READY */
+static bool load_and_start(const char *what, bool ready)
+{
+	char append[64];
+
+	snprintf(append, sizeof(append), "mktoken=%s-%s", token, what);
+	if (load(1, "64M", append)) {
+		mk_result(what, 0, "multikernel load failed");
+		return false;
+	}
+	if (mk_start_instance(1, 1)) {
+		mk_result(what, 0, "start: %s", strerror(errno));
+		return false;
+	}
+	if (ready && !wait_state(1, "running", 20000)) {
+		mk_result(what, 0, "instance 1 is %s 20 s after its start",
+			  state_of(1));
+		return false;
+	}
+	return true;
+}
+
+/* Bring CPU 1 back and run a process there, then take it offline again */
+static bool cpu1_round_trip(void)
+{
+	cpu_set_t set;
+	int status;
+	pid_t pid;
+
+	if (mk_write_file(CPU1_ONLINE, "1"))
+		return false;
+	pid = fork();
+	if (pid == 0) {
+		CPU_ZERO(&set);
+		CPU_SET(1, &set);
+		_exit(sched_setaffinity(0, sizeof(set), &set) ||
+		      sched_getcpu() != 1);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return false;
+	return !mk_write_file(CPU1_ONLINE, "0");
+}
+
+/* Send the instance's echo service a message; whether it came back */
+static bool instance_call(uint32_t type, const void *data, uint32_t len)
+{
+	struct multikernel_msg msg = { .peer = 1, .type = type, .len = len };
+	struct pollfd pfd = { .events = POLLIN };
+	bool ok = false;
+
+	pfd.fd = open("/dev/multikernel", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (pfd.fd < 0)
+		return false;
+	memcpy(msg.data, data, len);
+	if (write(pfd.fd, &msg, MULTIKERNEL_MSG_HDR_SIZE + len) < 0)
+		goto out;
+	while (!ok && poll(&pfd, 1, 10000) > 0)
+		ok = read(pfd.fd, &msg, sizeof(msg)) > 0 && msg.peer == 1 &&
+		     msg.type == type;
+out:
+	close(pfd.fd);
+	return ok;
+}
+
+/* Pages of the pool that start with @marker, or -1 */
+static long pool_find(const char *marker)
+{
+	char *text;
+
+	if (mk_write_file(POOL_FIND, marker))
+		return -1;
+	text = mk_read_file(POOL_FIND);
+	return text ? strtol(text, NULL, 10) : -1;
+}
+
+/* Slab: from /proc/meminfo, in kB */
+static long slab_kb(void)
+{
+	char *info = mk_read_file("/proc/meminfo"), *line;
+	long kb = -1;
+
+	line = info ? strstr(info, "\nSlab:") : NULL;
+	if (line)
+		sscanf(line, "\nSlab: %ld kB", &kb);
+	return kb;
+}
+
+/*
+ * Load, start, stop and unload again and again.  The first cycle also
+ * leaves a marker in the instance's memory, which unload must clear.
+ */
+static void check_cycles(void)
+{
+	double t_load[CYCLES], t_ready[CYCLES], t_stop[2][CYCLES];
+	double t_online[CYCLES], t_unload[CYCLES], t0, t1, began = now();
+	int n_stop[2] = { 0, 0 }, i, cycles = 0;
+	unsigned int result = 0;
+	struct multikernel_load_args all = {
+		.size = sizeof(all), .id = 2, .cpu = 1, .mem_size = POOL_MEM,
+	};
+	char append[64], marker[32], online[64];
+	long slab0 = 0, slab1, found = -1, left = -1;
+
+	snprintf(online, sizeof(online), "%s", mk_read_file(CPUS_ONLINE) ?: "");
+	snprintf(marker, sizeof(marker), "mk-scrub-%s", token);
+	for (i = 0; i < CYCLES; i++) {
+		bool force = i % 2;
+
+		snprintf(append, sizeof(append), "mktoken=%s-cycle%d", token, i);
+		t0 = now();
+		if (load(1, "64M", append))
+			break;
+		t1 = now();
+		t_load[i] = t1 - t0;
+		if (mk_start_instance(1, 1) || !wait_state(1, "running", 20000))
+			break;
+		t_ready[i] = now() - t1;
+		/* Its user space is up: the echo service answers */
+		if (!instance_call(1, "ping", 4))
+			break;
+		if (!i && instance_call(FILL_TYPE, marker, strlen(marker)))
+			found = pool_find(marker);
+		t0 = now();
+		if (mk_stop_instance(1, force ? MULTIKERNEL_STOP_FORCE : 0, 0,
+				     &result) ||
+		    strcmp(state_of(1), "stopped") ||
+		    result != (force ? MULTIKERNEL_STOPPED_FORCED :
+				       MULTIKERNEL_STOPPED_SHUT_DOWN))
+			break;
+		t1 = now();
+		t_stop[force][n_stop[force]++] = t1 - t0;
+		graceful += !force;
+		if (!i)
+			left = pool_find(marker);
+		if (!cpu1_round_trip())
+			break;
+		t0 = now();
+		t_online[i] = t0 - t1;
+		if (mk_file_unload(1))
+			break;
+		t_unload[i] = now() - t0;
+		if (!i)
+			slab0 = slab_kb();
+		cycles++;
+	}
+	mk_result("lifecycle_cycles", cycles == CYCLES,
+		  "cycle %d of %d failed: instance 1 is %s, CPU 1 online: %s, stop result %u",
+		  cycles + 1, CYCLES, state_of(1),
+		  mk_read_file(CPU1_ONLINE) ?: "?", result);
+	mk_result("scrub_marker_seen", found >= 2048,
+		  "%ld pages of the pool start with the instance's marker, want 2048 or more",
+		  found);
+	mk_result("scrub_after_stop", left == 0,
+		  "%ld pages of the pool still start with the marker after the stop",
+		  left);
+	if (cycles < CYCLES)
+		return;
+
+	mk_report("MKSPAWN: cycles: %d in %.1f s; medians: load %.0f ms, start to READY %.0f ms, graceful stop %.0f ms, forced stop %.0f ms, CPU online and offline %.0f ms, unload %.0f ms\n",
+		  cycles, now() - began, median(t_load, cycles) * 1e3, median(t_ready, cycles) * 1e3,
+		  median(t_stop[0], n_stop[0]) * 1e3,
+		  median(t_stop[1], n_stop[1]) * 1e3,
+		  median(t_online, cycles) * 1e3,
+		  median(t_unload, cycles) * 1e3);
+	slab1 = slab_kb();
+	mk_report("MKSPAWN: slab %ld kB after the first cycle, %ld kB after the last\n",
+		  slab0, slab1);
+	mk_result("lifecycle_slab", slab0 > 0 && slab1 - slab0 < SLAB_SLACK_KB,
+		  "slab grew from %ld to %ld kB over %d cycles", slab0, slab1,
+		  CYCLES - 1);
+	mk_result("lifecycle_online_cpus",
+		  !strcmp(online, mk_read_file(CPUS_ONLINE) ?: ""),
+		  "online CPUs were %s, are %s", online,
+		  mk_read_file(CPUS_ONLINE) ?: "?");
+	EXPECT("lifecycle_pool_free", mk_file_load("/bzImage", &all), 0,
+	       "instance 2 loaded");
+	EXPECT("lifecycle_pool_unload", mk_file_unload(2), 0,
+	       "instance 2 unloaded");
+}
+
+struct call {
+	pthread_t thread;
+	unsigned int flags, timeout_ms, result;
+	long ret;
+	int err;
+	double took;
+};
+
+static void *stop_thread(void *arg)
+{
+	struct call *c = arg;
+	double t0 = now();
+
+	c->ret = mk_stop_instance(1, c->flags, c->timeout_ms, &c->result);
+	c->err = errno;
+	c->took = now() - t0;
+	return NULL;
+}
+
+static void *start_thread(void *arg)
+{
+	struct call *c = arg;
+
+	c->ret = mk_start_instance(1, 1);
+	c->err = errno;
+	return NULL;
+}
+
+static void check_bad_stops(void)
+{
+	struct multikernel_stop_args args = { .size = sizeof(args), .id = 1 };
+	uint64_t big[4] = { 32, 1, 0, 1 };
+	struct call c = { 0 };
+	unsigned int result;
+	double t0;
+
+	EXPECT("stop_unknown", mk_stop_instance(9, 0, 0, NULL), ENOENT,
+	       "stop: no instance 9");
+	EXPECT_SILENT("stop_bad_pointer", mk_stop((void *)16), EFAULT);
+	args.flags = 2;
+	EXPECT("stop_bad_flags", mk_stop(&args), EINVAL,
+	       "stop: unknown flags 0x2");
+	args.flags = 0;
+	args.timeout_ms = MULTIKERNEL_STOP_TIMEOUT_MAX_MS + 1;
+	EXPECT("stop_bad_timeout", mk_stop(&args), EINVAL,
+	       "stop: timeout 600001 ms is above");
+	args.timeout_ms = 0;
+	args.size = 8;
+	EXPECT("stop_short_args", mk_stop(&args), EINVAL,
+	       "stop: argument size 8 is below 20");
+	/* 32 bytes, the last 16 unknown and not zero */
+	EXPECT("stop_unknown_fields", mk_stop(big), E2BIG,
+	       "stop: argument has fields this kernel does not know");
+
+	if (load(1, "64M", "mktoken=loaded")) {
+		mk_result("stop_loaded", 0, "multikernel load failed");
+		return;
+	}
+	EXPECT("stop_loaded", mk_stop_instance(1, 0, 0, NULL), ESRCH,
+	       "stop: instance 1 is loaded");
+
+	/* A start held on its way (test kernels), stopped meanwhile */
+	mk_write_file(START_DELAY, "2000");
+	pthread_create(&c.thread, NULL, start_thread, &c);
+	usleep(500000);
+	EXPECT("stop_while_starting", mk_stop_instance(1, 0, 0, NULL), EBUSY,
+	       "stop: instance 1 is starting");
+	pthread_join(c.thread, NULL);
+	mk_write_file(START_DELAY, "0");
+	mk_result("start_after_stop_refused", c.ret == 0 &&
+		  wait_state(1, "running", 20000),
+		  "start: %s, instance 1 is %s", c.ret ? strerror(c.err) : "0",
+		  state_of(1));
+
+	/* A graceful stop its user space holds up times out, forced */
+	mk_result("hold_poweroff", instance_call(HOLD_TYPE, "", 0),
+		  "the instance's echo service did not answer");
+	t0 = now();
+	EXPECT("stop_graceful_timeout", mk_stop_instance(1, 0, 1500, &result),
+	       0, "instance 1 did not shut down in 1500 ms: forcing");
+	mk_result("stop_timeout_waited", now() - t0 >= 1.4 &&
+		  !strcmp(state_of(1), "stopped") &&
+		  result == MULTIKERNEL_STOPPED_FORCED,
+		  "the stop returned after %.2f s, instance 1 is %s, result %u",
+		  now() - t0, state_of(1), result);
+	EXPECT("stop_stopped", mk_stop_instance(1, 0, 0, NULL), EALREADY,
+	       "stop: instance 1 is stopped");
+	EXPECT("start_stopped", mk_start_instance(1, 1), EBUSY,
+	       "start: instance 1 is stopped: unload and load it again");
+	mk_result("cpu1_after_timeout", cpu1_round_trip(),
+		  "CPU 1 did not come back: %s", strerror(errno));
+	EXPECT("unload_stopped", mk_file_unload(1), 0, "instance 1 unloaded");
+
+	/* While a graceful stop waits */
+	if (!load_and_start("stop_races", true))
+		return;
+	mk_result("hold_poweroff_again", instance_call(HOLD_TYPE, "", 0),
+		  "the instance's echo service did not answer");
+	c.flags = 0;
+	c.timeout_ms = 60000;
+	pthread_create(&c.thread, NULL, stop_thread, &c);
+	wait_state(1, "stopping", 2000);
+	usleep(300000);
+	mk_result("stop_waits", !strcmp(state_of(1), "stopping"),
+		  "instance 1 is %s", state_of(1));
+	EXPECT("stop_twice", mk_stop_instance(1, 0, 0, NULL), EBUSY,
+	       "stop: instance 1 is stopping");
+	EXPECT("unload_stopping", mk_file_unload(1), EBUSY,
+	       "unload: instance 1 is stopping");
+	EXPECT("start_stopping", mk_start_instance(1, 1), EBUSY,
+	       "start: instance 1 is stopping");
+	EXPECT("online_stopping", mk_write_file(CPU1_ONLINE, "1"), EPERM,
+	       "CPU 1 runs a multikernel instance");
+	EXPECT("stop_force_cuts_wait",
+	       mk_stop_instance(1, MULTIKERNEL_STOP_FORCE, 0, NULL), 0,
+	       "instance 1 forced: stopped, CPU 1 is free");
+	pthread_join(c.thread, NULL);
+	mk_result("stop_wait_cut_short", c.ret == 0 && c.took < 10 &&
+		  c.result == MULTIKERNEL_STOPPED_FORCED,
+		  "the waiting stop returned %ld (%s) after %.1f s, result %u",
+		  c.ret, c.ret ? strerror(c.err) : "0", c.took, c.result);
+	mk_result("cpu1_after_force", cpu1_round_trip(),
+		  "CPU 1 did not come back: %s", strerror(errno));
+	EXPECT("unload_after_force", mk_file_unload(1), 0,
+	       "instance 1 unloaded");
+
+	/* A signal ends a wait; the instance stays stopping until forced */
+	if (!load_and_start("stop_interrupted", true))
+		return;
+	mk_result("hold_poweroff_third", instance_call(HOLD_TYPE, "", 0),
+		  "the instance's echo service did not answer");
+	c.flags = 0;
+	c.timeout_ms = 60000;
+	mk_kmsg_mark();
+	pthread_create(&c.thread, NULL, stop_thread, &c);
+	wait_state(1, "stopping", 2000);
+	usleep(300000);
+	pthread_kill(c.thread, SIGUSR1);
+	pthread_join(c.thread, NULL);
+	mk_expect_logged("stop_interrupted", c.ret, c.err, EINTR,
+			 "instance 1: the caller was interrupted: it stays stopping");
+	mk_result("stop_interrupted_stays", !strcmp(state_of(1), "stopping"),
+		  "instance 1 is %s", state_of(1));
+	EXPECT("stop_after_interrupt",
+	       mk_stop_instance(1, MULTIKERNEL_STOP_FORCE, 0, NULL), 0,
+	       "instance 1 forced: stopped, CPU 1 is free");
+	mk_result("cpu1_after_interrupt", cpu1_round_trip(),
+		  "CPU 1 did not come back: %s", strerror(errno));
+	EXPECT("unload_after_interrupt", mk_file_unload(1), 0,
+	       "instance 1 unloaded");
+
+	/* Asked before its kernel could shut down, it does so once it can */
+	if (!load_and_start("stop_early", false))
+		return;
+	EXPECT("stop_early", mk_stop_instance(1, 0, 0, &result), 0,
+	       "instance 1 shut down: stopped, CPU 1 is free");
+	mk_result("stop_early_shut_down", result == MULTIKERNEL_STOPPED_SHUT_DOWN,
+		  "result %u", result);
+	mk_result("cpu1_after_early_stop", cpu1_round_trip(),
+		  "CPU 1 did not come back: %s", strerror(errno));
+	EXPECT("unload_after_early_stop", mk_file_unload(1), 0,
+	       "instance 1 unloaded");
+}
+
+static void on_signal(int sig __attribute__((unused)))
+{
+}
+
+int main(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	/* No SA_RESTART: a signal ends a stop's wait */
+	sigaction(SIGUSR1, &sa, NULL);
+	mk_mount_basics();
+	printf("MKTEST: START lifecycle test\n");
+	token = getenv("mktoken");
+	if (!token) {
+		mk_result("token", 0, "boot with mktoken=VALUE");
+		mk_done();
+	}
+	mkdir("/sys/kernel/debug", 0755);
+	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+
+	printf("$ echo 0 > %s\n", CPU1_ONLINE);
+	mk_result("offline_cpu1", !mk_write_file(CPU1_ONLINE, "0"),
+		  "cannot take CPU 1 offline: %s", strerror(errno));
+	check_cycles();
+	check_bad_stops();
+	mk_report("MKSPAWN: graceful=%d\n", graceful);
+	mk_check_kmemleak();
+	mk_done();
+}
