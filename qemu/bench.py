@@ -25,6 +25,11 @@ on CPUs 0 and 2: the round trip to the instance against the host's own
 smp_call_function_single() to CPU 2, and a burst with doorbells only
 while the instance is idle against one doorbell per message.
 
+A last boot (mkspawn=updatebench) replaces the running instance by a
+new one on the same CPU five times (multikernel update): the downtime
+from the old instance's last message (an echo from its user space) to
+the new one's READY, against the new one's own start to READY.
+
 Prints each round, then the medians and their ratios.  A figure, not a
 test: nothing here passes or fails but a boot that never gets there.
 """
@@ -178,6 +183,29 @@ def main():
           "throughput ratio %.1f (goal >= 10)" %
           (fig["burst"], quiet / 1e6, fig["burst_quiet_doorbells"],
            every / 1e6, fig["burst_every_doorbells"], every / quiet))
+
+    # Kernel update: one more boot
+    _, seen = boot(["-smp", "3", "-m", "1G",
+                    "-kernel", a.host_bzimage, "-initrd", a.spawn_cpio,
+                    "-append", "console=ttyS0 panic=-1 mkspawn=updatebench "
+                    "mktoken=update multikernel_pool=128M"],
+                   3, [(2, b"MKBENCH: done")], keep)
+    down, ready = [], []
+    for line in seen.get(keep, []):
+        fig = dict(w.partition("=")[::2] for w in
+                   line.decode(errors="replace").split()[2:])
+        if "downtime_ms" in fig and float(fig["downtime_ms"]) >= 0:
+            down.append(float(fig["downtime_ms"]))
+            ready.append(float(fig["spawn_ready_ms"]))
+            print("update round %s: downtime %.0f ms, the new instance's "
+                  "start to READY %.0f ms" % (fig["round"], down[-1],
+                                              ready[-1]))
+    if not down:
+        raise RuntimeError("no update figures: %r" % seen.get(keep))
+    print("kernel update (median of %d): downtime %.0f ms from the old "
+          "instance's last message to the new one's READY, of which the "
+          "new one's start to READY %.0f ms: downtime/spawn %.2f" %
+          (len(down), med(down), med(ready), med(down) / med(ready)))
     return 0
 
 

@@ -19,7 +19,8 @@
 # suites that must pass), MK_KUNIT_EXPECT (an extended regex that one of its
 # lines must match, for what a test only reports), MK_EXPECT_PANIC (the text of a deliberate panic:
 # it must appear exactly once on the console, and a "Call Trace:" is
-# allowed only within the five kernel lines after it), MK_QEMU_IOTRACE (a vCPU
+# allowed only within the five kernel lines after it), MK_EXPECT_INSTANCE_PANIC
+# (the same for the instance's console), MK_QEMU_IOTRACE (a vCPU
 # number: NAME.iotrace gets that vCPU's port and MMIO accesses, every
 # write to the local APICs' page (interrupt commands, MSIs, IO-APIC
 # messages) by any vCPU or device, every access to COM2 (the instance's
@@ -127,35 +128,37 @@ if [ -n "${MK_KUNIT_EXPECT:-}" ]; then
 	fi
 fi
 
+# A log is clean without these lines, but for one expected panic's line
+# and the call trace right after it, which must be there once
 bad='BUG:|WARNING:|Oops|Call Trace|Kernel panic|possible (circular|recursive) locking|suspicious RCU usage|UBSAN:|general protection fault|suspected memory leak'
-panic=${MK_EXPECT_PANIC:-}
-hits=$(awk -v bad="$bad" -v p="$panic" '
-	p != "" && index($0, "Kernel panic - not syncing: " p) { since = 0; seen = 1; next }
-	/^\[ *[0-9]+\.[0-9]+\] / { since++ }
-	/Call Trace:/ && seen && since <= 5 { next }
-	$0 ~ bad { print NR ": " $0 }' "$log" | head -n 3)
-if [ -z "$hits" ]; then
-	pass log_clean
-else
-	fail log_clean "$(echo "$hits" | tr '\n' ' ')"
-fi
-if [ -n "$panic" ]; then
-	panics=$(grep -cF "Kernel panic - not syncing: $panic" "$log" || true)
-	if [ "$panics" = 1 ]; then
-		pass expected_panic
-	else
-		fail expected_panic "$panics \"Kernel panic - not syncing: $panic\" lines, expected 1"
-	fi
-fi
+check_log() {
+	local what=$1 file=$2 panic=$3 hits panics
 
+	hits=$(awk -v bad="$bad" -v p="$panic" '
+		p != "" && index($0, "Kernel panic - not syncing: " p) { since = 0; seen = 1; next }
+		/^\[ *[0-9]+\.[0-9]+\] / { since++ }
+		/Call Trace:/ && seen && since <= 5 { next }
+		$0 ~ bad { print NR ": " $0 }' "$file" | head -n 3)
+	if [ -z "$hits" ]; then
+		pass "${what}log_clean"
+	else
+		fail "${what}log_clean" "$(echo "$hits" | tr '\n' ' ')"
+	fi
+	[ -n "$panic" ] || return 0
+	# Not its closing "---[ end Kernel panic ..." line, if it lives on
+	panics=$(grep -F "Kernel panic - not syncing: $panic" "$file" |
+		 grep -vcF -- "---[ end " || true)
+	if [ "$panics" = 1 ]; then
+		pass "${what}expected_panic"
+	else
+		fail "${what}expected_panic" "$panics \"Kernel panic - not syncing: $panic\" lines, expected 1"
+	fi
+}
+check_log "" "$log" "${MK_EXPECT_PANIC:-}"
 # The instance's console, judged by the same rule
 if [ "$serial1" != null ]; then
-	hits=$(grep -E "$bad" "$logdir/$name.ttyS1.log" | head -n 3 || true)
-	if [ -z "$hits" ]; then
-		pass instance_log_clean
-	else
-		fail instance_log_clean "$(echo "$hits" | tr '\n' ' ')"
-	fi
+	check_log instance_ "$logdir/$name.ttyS1.log" \
+		"${MK_EXPECT_INSTANCE_PANIC:-}"
 fi
 
 echo "INFO $name: $(printf '%.1f' "$secs") s, log $log"

@@ -16,7 +16,9 @@
  * host's ring takes them.  Before it sends back a message of type
  * FILL_TYPE it writes the message's payload at the start of every page of
  * FILL_SIZE bytes of its memory, which it keeps; before one of type
- * HOLD_TYPE it makes its next poweroff hang.
+ * HOLD_TYPE it makes its next poweroff hang; after one of type
+ * CRASH_TYPE it writes the message's text (PANIC, HARDLOCKUP) to LKDTM's
+ * provoke-crash/DIRECT, in a kernel built with it.
  *
  * It is also /sbin/poweroff, which the kernel runs when the host asks it
  * to shut down: it says so on the console (MKINSTANCE: poweroff),
@@ -45,6 +47,7 @@
 #define FLOOD_TYPE	2
 #define FILL_TYPE	4
 #define HOLD_TYPE	5
+#define CRASH_TYPE	6
 #define FILL_SIZE	(8UL << 20)
 #define HOLD_FILE	"/tmp/poweroff-held"
 
@@ -85,6 +88,20 @@ static void fill(const void *data, size_t len)
 	}
 	for (i = 0; i < FILL_SIZE; i += page)
 		memcpy(mem + i, data, len);
+}
+
+/* Have LKDTM crash this kernel the way @what (@len bytes) names */
+static void crash(const void *what, size_t len)
+{
+	const char *path = "/tmp/debug/provoke-crash/DIRECT";
+	int fd;
+
+	mkdir("/tmp/debug", 0755);
+	mount("debugfs", "/tmp/debug", "debugfs", 0, NULL);
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, what, len) < 0)
+		printf("MKINSTANCE: crash: %s: %s\n", path, strerror(errno));
+	close(fd);
 }
 
 /* The kernel runs this as /sbin/poweroff when the host asks it to stop */
@@ -148,6 +165,8 @@ static void echo_service(void)
 			}
 			usleep(1000);
 		}
+		if (msg.type == CRASH_TYPE)
+			crash(msg.data, msg.len);
 	}
 }
 

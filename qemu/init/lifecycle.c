@@ -46,6 +46,10 @@
 /* Message types of the instance's echo service (qemu/init/instance.c) */
 #define FILL_TYPE	4
 #define HOLD_TYPE	5
+#define CRASH_TYPE	6
+#define SYSFS_INSTANCE	"/sys/kernel/multikernel/instances/1/"
+/* The host notices a hang within MK_HANG_MS + MK_WATCH_MS */
+#define HANG_NOTICE_S	2.5
 
 static const char *token;
 /* Graceful stops that reached the instance's user space */
@@ -98,15 +102,20 @@ static bool wait_state(unsigned int id, const char *want, int ms)
 	return true;
 }
 
-static int load(unsigned int id, const char *mem, const char *append)
+static int load_kernel(unsigned int id, const char *mem,
+		       const char *append, const char *kernel)
 {
 	char idstr[8];
 
 	snprintf(idstr, sizeof(idstr), "%u", id);
 	return mk_tool((const char *const[]){ "multikernel", "load", "--id",
 		       idstr, "--cpu", "1", "--mem", mem, "--initrd",
-		       "/instance.cpio", "--append", append, "/bzImage",
-		       NULL });
+		       "/instance.cpio", "--append", append, kernel, NULL });
+}
+
+static int load(unsigned int id, const char *mem, const char *append)
+{
+	return load_kernel(id, mem, append, "/bzImage");
 }
 
 /* Load instance 1 and start it on CPU 1: whether it said READY */
@@ -198,8 +207,71 @@ static long slab_kb(void)
 }
 
 /*
+ * A reader of every sysfs file of instance 1, again and again while it is
+ * loaded and unloaded: each read succeeds or finds nothing (ENOENT,
+ * ENODEV), and the kernel says nothing (log_clean).
+ */
+static volatile bool readers_stop;
+static unsigned long reads_ok, reads_gone, reads_bad;
+static int read_bad_errno;
+
+static void *sysfs_reader(void *arg __attribute__((unused)))
+{
+	static const char *const files[] = { "id", "state", "cpu", "apic_id",
+		"memory", "ready_ms", "crash_reason", "crash_message",
+		"crash_log" };
+	char buf[16384];
+	unsigned int i;
+	ssize_t n;
+	int fd;
+
+	while (!readers_stop) {
+		for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+			snprintf(buf, sizeof(buf), SYSFS_INSTANCE "%s",
+				 files[i]);
+			fd = open(buf, O_RDONLY);
+			n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+			if (n >= 0) {
+				reads_ok++;
+			} else if (errno == ENOENT || errno == ENODEV) {
+				reads_gone++;
+			} else {
+				reads_bad++;
+				read_bad_errno = errno;
+			}
+			if (fd >= 0)
+				close(fd);
+		}
+		usleep(1000);
+	}
+	return NULL;
+}
+
+/* Whether a poll() of instance 1's state wakes up as @stop stops it */
+struct state_poll {
+	pthread_t thread;
+	bool started;
+	int fd;
+	short revents;
+	double took;
+};
+
+static void *state_poller(void *arg)
+{
+	struct state_poll *sp = arg;
+	struct pollfd pfd = { .fd = sp->fd, .events = POLLPRI };
+	double t0 = now();
+
+	if (poll(&pfd, 1, 10000) > 0)
+		sp->revents = pfd.revents;
+	sp->took = now() - t0;
+	return NULL;
+}
+
+/*
  * Load, start, stop and unload again and again.  The first cycle also
- * leaves a marker in the instance's memory, which unload must clear.
+ * leaves a marker in the instance's memory, which the stop must clear;
+ * the second also polls the state file through its stop.
  */
 static void check_cycles(void)
 {
@@ -207,6 +279,8 @@ static void check_cycles(void)
 	double t_online[CYCLES], t_unload[CYCLES], t0, t1, began = now();
 	int n_stop[2] = { 0, 0 }, i, cycles = 0;
 	unsigned int result = 0;
+	struct state_poll sp = { .fd = -1 };
+	pthread_t reader;
 	struct multikernel_load_args all = {
 		.size = sizeof(all), .id = 2, .cpu = 1, .mem_size = POOL_MEM,
 	};
@@ -214,6 +288,7 @@ static void check_cycles(void)
 	long slab0 = 0, slab1, found = -1, left = -1;
 
 	snprintf(online, sizeof(online), "%s", mk_read_file(CPUS_ONLINE) ?: "");
+	pthread_create(&reader, NULL, sysfs_reader, NULL);
 	snprintf(marker, sizeof(marker), "mk-scrub-%s", token);
 	for (i = 0; i < CYCLES; i++) {
 		bool force = i % 2;
@@ -232,6 +307,17 @@ static void check_cycles(void)
 			break;
 		if (!i && instance_call(FILL_TYPE, marker, strlen(marker)))
 			found = pool_find(marker);
+		if (i == 1) {
+			char buf[32];
+
+			/* Read once, then poll() for the next change */
+			sp.fd = open(SYSFS_INSTANCE "state", O_RDONLY);
+			sp.started = sp.fd >= 0 &&
+				     read(sp.fd, buf, sizeof(buf)) > 0 &&
+				     !pthread_create(&sp.thread, NULL,
+						     state_poller, &sp);
+			usleep(100000);
+		}
 		t0 = now();
 		if (mk_stop_instance(1, force ? MULTIKERNEL_STOP_FORCE : 0, 0,
 				     &result) ||
@@ -241,6 +327,10 @@ static void check_cycles(void)
 			break;
 		t1 = now();
 		t_stop[force][n_stop[force]++] = t1 - t0;
+		if (i == 1 && sp.started)
+			pthread_join(sp.thread, NULL);
+		if (i == 1 && sp.fd >= 0)
+			close(sp.fd);
 		graceful += !force;
 		if (!i)
 			left = pool_find(marker);
@@ -255,6 +345,18 @@ static void check_cycles(void)
 			slab0 = slab_kb();
 		cycles++;
 	}
+	readers_stop = true;
+	pthread_join(reader, NULL);
+	mk_report("MKSPAWN: sysfs reads during the cycles: %lu read, %lu found nothing, %lu failed\n",
+		  reads_ok, reads_gone, reads_bad);
+	mk_result("sysfs_readers", reads_ok > 100 && reads_gone > 0 &&
+		  !reads_bad,
+		  "%lu reads, %lu found nothing, %lu failed (last: %s)",
+		  reads_ok, reads_gone, reads_bad, strerror(read_bad_errno));
+	mk_result("sysfs_state_poll", sp.started &&
+		  (sp.revents & (POLLPRI | POLLERR)) && sp.took < 10,
+		  "poll() of the state file: revents %#x after %.1f s",
+		  sp.revents, sp.took);
 	mk_result("lifecycle_cycles", cycles == CYCLES,
 		  "cycle %d of %d failed: instance 1 is %s, CPU 1 online: %s, stop result %u",
 		  cycles + 1, CYCLES, state_of(1),
@@ -458,6 +560,162 @@ static void on_signal(int sig __attribute__((unused)))
 {
 }
 
+/* Whether instance @id's echo service answers */
+static bool echoes(unsigned int id)
+{
+	struct multikernel_msg msg = { .peer = id, .type = 1, .len = 4 };
+	struct pollfd pfd = { .events = POLLIN };
+	bool ok = false;
+
+	pfd.fd = open("/dev/multikernel", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (pfd.fd < 0)
+		return false;
+	if (write(pfd.fd, &msg, MULTIKERNEL_MSG_HDR_SIZE + msg.len) >= 0)
+		while (!ok && poll(&pfd, 1, 10000) > 0)
+			ok = read(pfd.fd, &msg, sizeof(msg)) > 0 &&
+			     msg.peer == id;
+	close(pfd.fd);
+	return ok;
+}
+
+/*
+ * multikernel update: instance 2 replaces running instance 1 on CPU 1,
+ * and instance 1 is gone
+ */
+static void check_update(void)
+{
+	int ok;
+
+	if (!load_and_start("update", true) || !echoes(1)) {
+		mk_result("update", 0, "instance 1 does not answer");
+		return;
+	}
+	ok = mk_tool((const char *const[]){ "multikernel", "update", "--id",
+		     "1", "--new-id", "2", "--mem", "64M", "--initrd",
+		     "/instance.cpio", "--append", "mktoken=updated",
+		     "/bzImage", NULL });
+	mk_result("update", ok == 0 && wait_state(2, "running", 20000) &&
+		  echoes(2) && access("/sys/kernel/multikernel/instances/1",
+				      F_OK),
+		  "multikernel update exited %d; instance 2 is %s, instance 1 %s",
+		  ok, state_of(2), state_of(1)[0] ? state_of(1) : "gone");
+	ok = mk_tool((const char *const[]){ "multikernel", "update", "--id",
+		     "9", "--new-id", "3", "--mem", "64M", "/bzImage", NULL });
+	mk_result("update_unknown", ok == 1 && state_of(3)[0] == '\0',
+		  "multikernel update of no instance exited %d, instance 3 is %s",
+		  ok, state_of(3));
+	EXPECT("stop_updated", mk_stop_instance(2, 0, 0, NULL), 0,
+	       "instance 2 shut down: stopped");
+	graceful += 2;
+	cpu1_round_trip();
+	EXPECT("unload_updated", mk_file_unload(2), 0, "instance 2 unloaded");
+}
+
+/*
+ * The host's own kernel, with LKDTM, as instance 1, started on CPU 1, made
+ * to crash as @how says: the host sees it @state within @within seconds
+ */
+static bool crash_instance(const char *how, const char *state,
+			   double within, double *took)
+{
+	char append[64];
+	double t0;
+
+	/* panic=0: it stays crashed, rather than park its CPU itself */
+	snprintf(append, sizeof(append), "mktoken=%s-%s panic=0", token, how);
+	if (load_kernel(1, "64M", append, "/bzImage-host") ||
+	    mk_start_instance(1, 1) || !wait_state(1, "running", 30000) ||
+	    !instance_call(1, "ping", 4)) {
+		mk_result(state, 0, "instance 1 did not come up: %s",
+			  state_of(1));
+		return false;
+	}
+	mk_kmsg_mark();
+	t0 = now();
+	if (!instance_call(CRASH_TYPE, how, strlen(how))) {
+		mk_result(state, 0, "the instance's echo service did not answer");
+		return false;
+	}
+	wait_state(1, state, (within + 5) * 1000);
+	*took = now() - t0;
+	mk_result(state, !strcmp(state_of(1), state) && *took <= within,
+		  "instance 1 is %s %.1f s after %s, want %s within %.1f s",
+		  state_of(1), *took, how, state, within);
+	return true;
+}
+
+/*
+ * An instance that panics is crashed, with its reason and the tail of its
+ * log in sysfs, and one that spins with interrupts off is hung; the host
+ * runs on, stops either, and starts the instance again.
+ */
+static void check_crash_and_hang(void)
+{
+	unsigned int result = 0;
+	char *text;
+	double took;
+
+	if (crash_instance("PANIC", "crashed", 5, &took)) {
+		mk_result("crash_logged", mk_kmsg_logged("instance 1 crashed while running: panic: \"dumptest\"") == 1,
+			  "the host did not log the instance's panic");
+		text = mk_read_file(SYSFS_INSTANCE "crash_reason");
+		mk_result("crash_reason", text && !strcmp(text, "panic\n"),
+			  "crash_reason: %s", text ?: strerror(errno));
+		text = mk_read_file(SYSFS_INSTANCE "crash_message");
+		mk_result("crash_message", text && !strcmp(text, "dumptest\n"),
+			  "crash_message: %s", text ?: strerror(errno));
+		text = mk_read_file(SYSFS_INSTANCE "crash_log");
+		mk_result("crash_log", text &&
+			  strstr(text, "Kernel panic - not syncing: dumptest") &&
+			  strstr(text, "lkdtm"),
+			  "crash_log: %.200s", text ?: strerror(errno));
+		EXPECT("unload_crashed", mk_file_unload(1), EBUSY,
+		       "unload: instance 1 is crashed");
+		EXPECT("stop_crashed", mk_stop_instance(1, 0, 0, &result), 0,
+		       "instance 1 crashed: stopped, CPU 1 is free");
+		mk_result("stop_crashed_result",
+			  result == MULTIKERNEL_STOPPED_CRASHED &&
+			  !strcmp(state_of(1), "stopped"),
+			  "result %u, instance 1 is %s", result, state_of(1));
+		text = mk_read_file(SYSFS_INSTANCE "crash_reason");
+		mk_result("crash_reason_kept", text && !strcmp(text, "panic\n"),
+			  "crash_reason after the stop: %s",
+			  text ?: strerror(errno));
+		mk_result("cpu1_after_crash", cpu1_round_trip(),
+			  "CPU 1 did not come back: %s", strerror(errno));
+		EXPECT("unload_after_crash", mk_file_unload(1), 0,
+		       "instance 1 unloaded");
+		mk_report("MKSPAWN: crash noticed after %.2f s\n", took);
+	}
+	/* Restarted after a crash, it runs */
+	if (load_and_start("restart_after_crash", true)) {
+		mk_result("restart_after_crash", instance_call(1, "ping", 4),
+			  "the restarted instance does not answer");
+		EXPECT("stop_restarted", mk_stop_instance(1, 0, 0, NULL), 0,
+		       "instance 1 shut down: stopped");
+		graceful++;
+		cpu1_round_trip();
+		EXPECT("unload_restarted", mk_file_unload(1), 0,
+		       "instance 1 unloaded");
+	}
+
+	if (crash_instance("HARDLOCKUP", "hung", HANG_NOTICE_S + 1.5, &took)) {
+		mk_result("hang_logged", mk_kmsg_logged("instance 1 hung: no heartbeat for") == 1,
+			  "the host did not log the hang");
+		EXPECT("stop_hung", mk_stop_instance(1, 0, 1000, &result), 0,
+		       "instance 1 did not shut down in 1000 ms: forcing");
+		mk_result("stop_hung_forced",
+			  result == MULTIKERNEL_STOPPED_FORCED &&
+			  !strcmp(state_of(1), "stopped"),
+			  "result %u, instance 1 is %s", result, state_of(1));
+		mk_result("cpu1_after_hang", cpu1_round_trip(),
+			  "CPU 1 did not come back: %s", strerror(errno));
+		EXPECT("unload_after_hang", mk_file_unload(1), 0,
+		       "instance 1 unloaded");
+		mk_report("MKSPAWN: hang noticed after %.2f s\n", took);
+	}
+}
+
 int main(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -479,6 +737,8 @@ int main(void)
 		  "cannot take CPU 1 offline: %s", strerror(errno));
 	check_cycles();
 	check_bad_stops();
+	check_update();
+	check_crash_and_hang();
 	mk_report("MKSPAWN: graceful=%d\n", graceful);
 	mk_check_kmemleak();
 	mk_done();

@@ -32,7 +32,10 @@
  * and loads it with kexec_load() (multikernel load --segments); the bad
  * requests are left out, the rest is as without a mode.  With
  * mkspawn=bench it only loads and starts the instance, then idles while
- * qemu/bench.py times the instance's boot; with mkspawn=msgbench it
+ * qemu/bench.py times the instance's boot; with mkspawn=updatebench it
+ * replaces the instance by a new one on the same CPU (multikernel
+ * update) five times and reports each downtime as "MKBENCH:" lines; with
+ * mkspawn=msgbench it
  * waits for the instance's READY and reports the figures of the host's
  * message bench (debugfs multikernel/msg_bench) as "MKBENCH:" lines.
  */
@@ -816,6 +819,98 @@ static void msg_bench(void)
 	mk_report("MKBENCH: done\n");
 }
 
+/* Instance @id's state file into @buf, without its newline */
+static void sysfs_state(unsigned int id, char *buf, size_t size)
+{
+	char path[64], *text;
+
+	snprintf(path, sizeof(path), "/sys/kernel/multikernel/instances/%u/state",
+		 id);
+	text = mk_read_file(path);
+	snprintf(buf, size, "%s", text ?: "");
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* An echo from instance @id's user space: when it came back, or 0 */
+static double echo_from(unsigned int id)
+{
+	struct multikernel_msg msg = { .peer = id, .type = MSG_TYPE, .len = 4 };
+	struct pollfd pfd = { .events = POLLIN };
+	double at = 0;
+
+	pfd.fd = open("/dev/multikernel", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (pfd.fd < 0)
+		return 0;
+	if (write(pfd.fd, &msg, MULTIKERNEL_MSG_HDR_SIZE + msg.len) >= 0)
+		while (!at && poll(&pfd, 1, 20000) > 0)
+			if (read(pfd.fd, &msg, sizeof(msg)) > 0 &&
+			    msg.peer == id)
+				at = now_s();
+	close(pfd.fd);
+	return at;
+}
+
+/*
+ * The downtime of a kernel update: from the old instance's last message
+ * (an echo from its user space) to the new one's READY, which the tool's
+ * update starts on the same CPU once the old one stopped.  Instances 1
+ * and 2 take turns; figures for qemu/bench.py.
+ */
+static void update_bench(void)
+{
+	char state[16], path[64], *text;
+	unsigned int round, old, new;
+	double last, ready;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		sysfs_state(1, state, sizeof(state));
+		if (!strcmp(state, "running"))
+			break;
+		usleep(100000);
+	}
+	for (round = 1; round <= 5; round++) {
+		char oldid[4], newid[4];
+
+		old = round % 2 ? 1 : 2;
+		new = 3 - old;
+		snprintf(oldid, sizeof(oldid), "%u", old);
+		snprintf(newid, sizeof(newid), "%u", new);
+		last = echo_from(old);
+		if (!last || mk_tool((const char *const[]){ "multikernel",
+				     "update", "--id", oldid, "--new-id",
+				     newid, "--mem", INSTANCE_MEM, "--initrd",
+				     "/instance.cpio", "--append",
+				     "mktoken=update", "/bzImage", NULL })) {
+			mk_report("MKBENCH: error: round %u: no echo or no update\n",
+				  round);
+			break;
+		}
+		for (ready = 0, i = 0; !ready && i < 10000; i++) {
+			sysfs_state(new, state, sizeof(state));
+			if (!strcmp(state, "running"))
+				ready = now_s();
+			else
+				usleep(1000);
+		}
+		snprintf(path, sizeof(path),
+			 "/sys/kernel/multikernel/instances/%u/ready_ms", new);
+		text = mk_read_file(path);
+		mk_report("MKBENCH: update round=%u downtime_ms=%.0f spawn_ready_ms=%s",
+			  round, ready ? (ready - last) * 1e3 : -1.0,
+			  text ?: "-1\n");
+	}
+	mk_report("MKBENCH: done\n");
+}
+
 /* The instance's memory range from /proc/multikernel */
 static int instance_range(unsigned int id, unsigned long *lo,
 			  unsigned long *hi)
@@ -840,6 +935,7 @@ int main(void)
 	bool kdump = mode && !strcmp(mode, "kdump");
 	bool bench = mode && !strcmp(mode, "bench");
 	bool msgbench = mode && !strcmp(mode, "msgbench");
+	bool updatebench = mode && !strcmp(mode, "updatebench");
 	bool segments = mode && !strcmp(mode, "segments");
 	char append[128], *pattern;
 	unsigned long lo = 0, hi = 0, i, pattern_size;
@@ -912,7 +1008,7 @@ int main(void)
 		EXPECT("unload_second_segments", mk_file_unload(2), 0,
 		       "instance 2 unloaded");
 	}
-	if (kdump || bench || msgbench || segments)
+	if (kdump || bench || msgbench || updatebench || segments)
 		goto start;
 
 	/* Bad requests before the start */
@@ -1003,6 +1099,11 @@ start:
 	/* qemu/bench.py times the instance's boot and stops the machine */
 	while (bench)
 		pause();
+	if (updatebench) {
+		update_bench();
+		for (;;)
+			pause();
+	}
 	if (msgbench) {
 		msg_bench();
 		for (;;)
