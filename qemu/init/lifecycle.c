@@ -162,6 +162,27 @@ static bool cpu1_round_trip(void)
 	return !mk_write_file(CPU1_ONLINE, "0");
 }
 
+/* Instance 1 is stopped, and its stop said @want */
+static void check_stopped(const char *name, unsigned int result,
+			  unsigned int want)
+{
+	mk_result(name, result == want && !strcmp(state_of(1), "stopped"),
+		  "result %u, want %u; instance 1 is %s", result, want,
+		  state_of(1));
+}
+
+/* After instance 1's stop (@what): its CPU comes back, and it unloads */
+static void give_back(const char *what)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "cpu1_after_%s", what);
+	mk_result(name, cpu1_round_trip(), "CPU 1 did not come back: %s",
+		  strerror(errno));
+	snprintf(name, sizeof(name), "unload_after_%s", what);
+	EXPECT(name, mk_file_unload(1), 0, "instance 1 unloaded");
+}
+
 /* Send the instance's echo service a message; whether it came back */
 static bool instance_call(uint32_t type, const void *data, uint32_t len)
 {
@@ -420,6 +441,28 @@ static void *start_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * Start instance 1 (@what), have its user space hold up its shutdown and
+ * a graceful stop wait for it in @c's thread: whether it waits
+ */
+static bool begin_waiting_stop(const char *what, struct call *c)
+{
+	char name[64];
+
+	if (!load_and_start(what, true))
+		return false;
+	snprintf(name, sizeof(name), "%s_held", what);
+	mk_result(name, instance_call(HOLD_TYPE, "", 0),
+		  "the instance's echo service did not answer");
+	c->flags = 0;
+	c->timeout_ms = 60000;
+	mk_kmsg_mark();
+	pthread_create(&c->thread, NULL, stop_thread, c);
+	wait_state(1, "stopping", 2000);
+	usleep(300000);
+	return true;
+}
+
 static void check_bad_stops(void)
 {
 	struct multikernel_stop_args args = { .size = sizeof(args), .id = 1 };
@@ -481,20 +524,11 @@ static void check_bad_stops(void)
 	       "stop: instance 1 is stopped");
 	EXPECT("start_stopped", mk_start_instance(1, 1), EBUSY,
 	       "start: instance 1 is stopped: unload and load it again");
-	mk_result("cpu1_after_timeout", cpu1_round_trip(),
-		  "CPU 1 did not come back: %s", strerror(errno));
-	EXPECT("unload_stopped", mk_file_unload(1), 0, "instance 1 unloaded");
+	give_back("timeout");
 
 	/* While a graceful stop waits */
-	if (!load_and_start("stop_races", true))
+	if (!begin_waiting_stop("stop_races", &c))
 		return;
-	mk_result("hold_poweroff_again", instance_call(HOLD_TYPE, "", 0),
-		  "the instance's echo service did not answer");
-	c.flags = 0;
-	c.timeout_ms = 60000;
-	pthread_create(&c.thread, NULL, stop_thread, &c);
-	wait_state(1, "stopping", 2000);
-	usleep(300000);
 	mk_result("stop_waits", !strcmp(state_of(1), "stopping"),
 		  "instance 1 is %s", state_of(1));
 	EXPECT("stop_twice", mk_stop_instance(1, 0, 0, NULL), EBUSY,
@@ -513,22 +547,11 @@ static void check_bad_stops(void)
 		  c.result == MULTIKERNEL_STOPPED_FORCED,
 		  "the waiting stop returned %ld (%s) after %.1f s, result %u",
 		  c.ret, c.ret ? strerror(c.err) : "0", c.took, c.result);
-	mk_result("cpu1_after_force", cpu1_round_trip(),
-		  "CPU 1 did not come back: %s", strerror(errno));
-	EXPECT("unload_after_force", mk_file_unload(1), 0,
-	       "instance 1 unloaded");
+	give_back("force");
 
 	/* A signal ends a wait; the instance stays stopping until forced */
-	if (!load_and_start("stop_interrupted", true))
+	if (!begin_waiting_stop("stop_interrupted", &c))
 		return;
-	mk_result("hold_poweroff_third", instance_call(HOLD_TYPE, "", 0),
-		  "the instance's echo service did not answer");
-	c.flags = 0;
-	c.timeout_ms = 60000;
-	mk_kmsg_mark();
-	pthread_create(&c.thread, NULL, stop_thread, &c);
-	wait_state(1, "stopping", 2000);
-	usleep(300000);
 	pthread_kill(c.thread, SIGUSR1);
 	pthread_join(c.thread, NULL);
 	mk_expect_logged("stop_interrupted", c.ret, c.err, EINTR,
@@ -538,10 +561,7 @@ static void check_bad_stops(void)
 	EXPECT("stop_after_interrupt",
 	       mk_stop_instance(1, MULTIKERNEL_STOP_FORCE, 0, NULL), 0,
 	       "instance 1 forced: stopped, CPU 1 is free");
-	mk_result("cpu1_after_interrupt", cpu1_round_trip(),
-		  "CPU 1 did not come back: %s", strerror(errno));
-	EXPECT("unload_after_interrupt", mk_file_unload(1), 0,
-	       "instance 1 unloaded");
+	give_back("interrupt");
 
 	/* Asked before its kernel could shut down, it does so once it can */
 	if (!load_and_start("stop_early", false))
@@ -550,10 +570,7 @@ static void check_bad_stops(void)
 	       "instance 1 shut down: stopped, CPU 1 is free");
 	mk_result("stop_early_shut_down", result == MULTIKERNEL_STOPPED_SHUT_DOWN,
 		  "result %u", result);
-	mk_result("cpu1_after_early_stop", cpu1_round_trip(),
-		  "CPU 1 did not come back: %s", strerror(errno));
-	EXPECT("unload_after_early_stop", mk_file_unload(1), 0,
-	       "instance 1 unloaded");
+	give_back("early_stop");
 }
 
 static void on_signal(int sig __attribute__((unused)))
@@ -673,18 +690,13 @@ static void check_crash_and_hang(void)
 		       "unload: instance 1 is crashed");
 		EXPECT("stop_crashed", mk_stop_instance(1, 0, 0, &result), 0,
 		       "instance 1 crashed: stopped, CPU 1 is free");
-		mk_result("stop_crashed_result",
-			  result == MULTIKERNEL_STOPPED_CRASHED &&
-			  !strcmp(state_of(1), "stopped"),
-			  "result %u, instance 1 is %s", result, state_of(1));
+		check_stopped("stop_crashed_result", result,
+			      MULTIKERNEL_STOPPED_CRASHED);
 		text = mk_read_file(SYSFS_INSTANCE "crash_reason");
 		mk_result("crash_reason_kept", text && !strcmp(text, "panic\n"),
 			  "crash_reason after the stop: %s",
 			  text ?: strerror(errno));
-		mk_result("cpu1_after_crash", cpu1_round_trip(),
-			  "CPU 1 did not come back: %s", strerror(errno));
-		EXPECT("unload_after_crash", mk_file_unload(1), 0,
-		       "instance 1 unloaded");
+		give_back("crash");
 		mk_report("MKSPAWN: crash noticed after %.2f s\n", took);
 	}
 	/* Restarted after a crash, it runs */
@@ -704,14 +716,9 @@ static void check_crash_and_hang(void)
 			  "the host did not log the hang");
 		EXPECT("stop_hung", mk_stop_instance(1, 0, 1000, &result), 0,
 		       "instance 1 did not shut down in 1000 ms: forcing");
-		mk_result("stop_hung_forced",
-			  result == MULTIKERNEL_STOPPED_FORCED &&
-			  !strcmp(state_of(1), "stopped"),
-			  "result %u, instance 1 is %s", result, state_of(1));
-		mk_result("cpu1_after_hang", cpu1_round_trip(),
-			  "CPU 1 did not come back: %s", strerror(errno));
-		EXPECT("unload_after_hang", mk_file_unload(1), 0,
-		       "instance 1 unloaded");
+		check_stopped("stop_hung_forced", result,
+			      MULTIKERNEL_STOPPED_FORCED);
+		give_back("hang");
 		mk_report("MKSPAWN: hang noticed after %.2f s\n", took);
 	}
 }
