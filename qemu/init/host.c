@@ -870,6 +870,9 @@ static void test_lockdown(void)
 	EXPECT("lockdown_kexec_load_refused",
 	       load_one(6, pool_start + 40 * SZ_1M, 2 * SZ_1M, 0), EPERM,
 	       "kexec of unsigned images is restricted");
+	/* A stop only takes away: lockdown lets it through to its checks */
+	EXPECT("lockdown_stop_allowed", mk_stop_instance(5, 0, 0, NULL), ESRCH,
+	       "stop: instance 5 is loaded");
 	EXPECT("lockdown_unload_allowed", mk_file_unload(5), 0,
 	       "instance 5 unloaded");
 }
@@ -910,6 +913,8 @@ static void test_lockdown_boot(void)
 	       "load: refused: the kernel is locked down");
 	EXPECT("lockdown_boot_kexec_load", load_one(1, pool_start, SZ_2M, 0),
 	       EPERM, "kexec of unsigned images is restricted");
+	EXPECT("lockdown_boot_stop", mk_stop_instance(1, 0, 0, NULL), ENOENT,
+	       "stop: no instance 1");
 	EXPECT("lockdown_boot_start", mk_start_instance(1, 1), EPERM,
 	       "start: refused: the kernel is locked down");
 	mk_result("lockdown_boot_nothing_listed", !proc_line(1),
