@@ -6,9 +6,27 @@
 #   qemu/initramfs.sh OUT.cpio KBUILD_DIR INIT.c [CPIO_LIST_LINES...]
 #
 # INIT.c is compiled static against the uapi headers of KBUILD_DIR (make
-# headers) and becomes /init; further gen_init_cpio lines (file, dir, slink)
-# may follow.
+# headers) and the multikernel selftest's header in the worktree, and
+# becomes /init; further gen_init_cpio lines (file, dir, slink) may follow.
+#
+#   qemu/initramfs.sh --selftest OUT KBUILD_DIR
+#
+# builds the kernel tree's multikernel selftest (its Makefile, static) as
+# OUT instead, for a "file /multikernel_test OUT" line.
 set -euo pipefail
+. "$(dirname "$0")/../scripts/lib.sh"
+selftest=$MK_WORKTREE/tools/testing/selftests/multikernel
+
+if [ "${1:-}" = --selftest ]; then
+	[ $# = 3 ] || { echo "usage: $0 --selftest OUT KBUILD_DIR" >&2; exit 2; }
+	[ -d "$3/usr/include/linux" ] || { echo "no uapi headers in $3/usr/include" >&2; exit 1; }
+	out=$(mktemp -d)
+	trap 'rm -rf "$out"' EXIT
+	make -s -C "$selftest" OUTPUT="$out" LDFLAGS=-static \
+		KHDR_INCLUDES="-isystem $(cd "$3" && pwd)/usr/include"
+	mv "$out/multikernel_test" "$2"
+	exit 0
+fi
 
 [ $# -ge 3 ] || { echo "usage: $0 OUT.cpio KBUILD_DIR INIT.c [LINE...]" >&2; exit 2; }
 out=$1 kbuild=$2 src=$3
@@ -21,7 +39,7 @@ gen=$kbuild/usr/gen_init_cpio
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gcc -static -O2 -Wall -Wextra -Werror -Wno-unused-function \
-	-I "$kbuild/usr/include" -I "$here/init" -o "$work/init" "$src"
+	-I "$kbuild/usr/include" -I "$here/init" -I "$selftest" -o "$work/init" "$src"
 {
 	echo "dir /dev 0755 0 0"
 	echo "nod /dev/console 0600 0 0 c 5 1"

@@ -8,8 +8,10 @@
 # with KUnit and the debug options (lockdep, DEBUG_ATOMIC_SLEEP,
 # DEBUG_LIST, DEBUG_OBJECTS, kmemleak).
 #
-#   host    KUnit suite and the ABI from user space, on 4 CPUs whose APIC
-#           ids have a hole (0, 1, 2, 4); kmemleak scanned at the end
+#   host    KUnit suite and the ABI from user space (the kernel tree's
+#           tools/testing/selftests/multikernel, run by qemu/init/host.c),
+#           on 4 CPUs whose APIC ids have a hole (0, 1, 2, 4); kmemleak
+#           scanned at the end
 #   fixed   the pool and the shared area at fixed addresses
 #   nopool  CONFIG_MULTIKERNEL=y without a pool
 #   nomk    CONFIG_MULTIKERNEL=n: nothing of it is there
@@ -63,11 +65,14 @@ build() {
 	echo "INFO build:$name: $(( $(date +%s) - t )) s" | tee -a "$results"
 }
 
+# The host tests' init runs the kernel tree's multikernel selftest
 boot() {
 	local name=$1 kbuild=$2 cmdline=$3
 
+	"$MK_REPO/qemu/initramfs.sh" --selftest "$logs/$name.selftest" "$kbuild"
 	"$MK_REPO/qemu/initramfs.sh" "$logs/$name.cpio" "$kbuild" \
-		"$MK_REPO/qemu/init/host.c"
+		"$MK_REPO/qemu/init/host.c" \
+		"file /multikernel_test $logs/$name.selftest 0755 0 0"
 	MK_LOGDIR=$logs "$MK_REPO/qemu/run.sh" "$name" \
 		"$kbuild/arch/x86/boot/bzImage" "$logs/$name.cpio" "$cmdline"
 }

@@ -17,6 +17,7 @@
 #endif
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -27,7 +28,11 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+/* The calls and the image of tools/testing/selftests/multikernel */
+#include "multikernel.h"
 
 static int mk_passed, mk_failed;
 static FILE *mk_results;
@@ -78,52 +83,6 @@ static void mk_expect_errno(const char *name, long ret, int saved_errno,
 			  "returned %ld (%s), expected %s", ret,
 			  ret == -1 ? strerror(saved_errno) : "no error",
 			  strerror(err));
-}
-
-/*
- * The kernel's log, read through /dev/kmsg (opened at the first mark, while
- * the init still has the capabilities for it): mk_kmsg_mark() skips what
- * is there, mk_kmsg_logged() tells whether a record added since holds
- * text: 1 if so, 0 if not, -1 with errno set if the log cannot be read.
- */
-static int mk_kmsg = -1, mk_kmsg_errno = EBADF;
-
-static void mk_kmsg_mark(void)
-{
-	if (mk_kmsg < 0)
-		mk_kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (mk_kmsg >= 0 && lseek(mk_kmsg, 0, SEEK_END) < 0) {
-		close(mk_kmsg);
-		mk_kmsg = -1;
-	}
-	if (mk_kmsg < 0)
-		mk_kmsg_errno = errno;
-}
-
-static int mk_kmsg_logged(const char *text)
-{
-	char rec[8192];	/* a record is at most PRINTK_MESSAGE_MAX */
-	int found = 0;
-	ssize_t n;
-
-	if (mk_kmsg < 0) {
-		errno = mk_kmsg_errno;
-		return -1;
-	}
-	for (;;) {
-		n = read(mk_kmsg, rec, sizeof(rec) - 1);
-		/* records lost, one too long for rec (skipped), a signal */
-		if (n < 0 && (errno == EPIPE || errno == EINVAL ||
-			      errno == EINTR))
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			return found;
-		if (n <= 0)
-			return -1;
-		rec[n] = '\0';
-		if (strstr(rec, text))
-			found = 1;
-	}
 }
 
 /*
@@ -193,31 +152,25 @@ static int mk_trace_marker(char what)
 	return ret;
 }
 
-static char *mk_read_file(const char *path)
+/* Run /bin/multikernel, shown as a command; its exit status, or -1 */
+static int mk_tool(const char *const argv[])
 {
-	static char buf[65536];
-	ssize_t n, len = 0;
-	int fd = open(path, O_RDONLY);
+	int i, status;
+	pid_t pid;
 
-	if (fd < 0)
-		return NULL;
-	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += n;
-	close(fd);
-	buf[len] = '\0';
-	return buf;
-}
-
-static int mk_write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
+	printf("$");
+	for (i = 0; argv[i]; i++)
+		printf(" %s", argv[i]);
+	printf("\n");
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		execv("/bin/multikernel", (char *const *)argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
 		return -1;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -1;
+	return WEXITSTATUS(status);
 }
 
 static void mk_mount_basics(void)

@@ -54,7 +54,6 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "mkcalls.h"
 #include "mktest.h"
 
 #define SZ_2M		0x200000UL
@@ -823,12 +822,16 @@ static void msg_bench(void)
 static void sysfs_state(unsigned int id, char *buf, size_t size)
 {
 	char path[64], *text;
+	size_t len;
 
 	snprintf(path, sizeof(path), "/sys/kernel/multikernel/instances/%u/state",
 		 id);
-	text = mk_read_file(path);
-	snprintf(buf, size, "%s", text ?: "");
-	buf[strcspn(buf, "\n")] = '\0';
+	text = mk_read_file(path) ?: "";
+	len = strcspn(text, "\n");
+	if (len >= size)
+		len = size - 1;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
 }
 
 static double now_s(void)
