@@ -10,7 +10,8 @@
  *   mktest=fixed  the same with multikernel_pool=64M@512M and
  *                 mk_shared_memory=0x30000000 (and nokaslr)
  *   mktest=nopool CONFIG_MULTIKERNEL=y without multikernel_pool=
- *   mktest=nomk   a CONFIG_MULTIKERNEL=n kernel: none of it is there
+ *   mktest=nomk   a CONFIG_MULTIKERNEL=n kernel: none of it is there, and
+ *                 the selftest skips
  *   mktest=lockdown  the mk host booted with lockdown=integrity
  *   mktest=nosmt  the mk host on two cores of two threads, booted with
  *                 nosmt, on an Intel CPU the microcode loader takes
@@ -26,23 +27,51 @@
 
 static unsigned long pool_start, pool_end;
 
-/*
- * Run the selftest with @args (harness options such as -t NAME), each
- * result a PASS or FAIL line here, and @run, the run as a whole.  A test
- * may only skip if @may_skip names it: what this boot is for must run.
- */
-static void run_selftest(const char *run, const char *const args[],
-			 const char *const may_skip[])
+/* Which of the selftest's results a boot takes as passes */
+enum skips {
+	SKIP_NONE,	/* every test runs */
+	SKIP_LISTED,	/* but those named in may_skip */
+	SKIP_ALL,	/* none runs: a kernel without the feature */
+};
+
+/* Whether @name, "fixture[.variant].test", is one of @tests */
+static bool named(const char *name, const char *const tests[])
 {
-	const char *argv[16] = { SELFTEST };
+	size_t len = strlen(name);
+	int i;
+
+	for (i = 0; tests && tests[i]; i++) {
+		size_t tlen = strlen(tests[i]);
+
+		if (!strcmp(name, tests[i]) ||
+		    (len > tlen && name[len - tlen - 1] == '.' &&
+		     !strcmp(name + len - tlen, tests[i])))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Run the selftest: only @tests (test names; NULL: all of them), each
+ * result a PASS or FAIL line here, with the selftest's last diagnostic
+ * for a failure, and @run for the run as a whole: every test asked for
+ * ran, the plan was met and the selftest exited 0.  What a test may skip
+ * @skips says; a directive other than SKIP (XFAIL, XPASS) is a failure.
+ */
+static void run_selftest(const char *run, const char *const tests[],
+			 enum skips skips, const char *const may_skip[])
+{
 	int fds[2], status, planned = -1, seen = 0, argc = 1, i;
-	char line[1024], name[256], *skip;
-	bool allowed;
+	char line[1024], name[256], last[256] = "", *dir;
+	bool found[16] = { false };
+	const char *argv[40] = { SELFTEST };
 	FILE *out;
 	pid_t pid;
 
-	for (i = 0; args && args[i] && argc < 15; i++)
-		argv[argc++] = args[i];
+	for (i = 0; tests && tests[i] && argc < 38; i++) {
+		argv[argc++] = "-t";
+		argv[argc++] = tests[i];
+	}
 	if (pipe(fds)) {
 		mk_result(run, 0, "pipe: %s", strerror(errno));
 		return;
@@ -60,38 +89,50 @@ static void run_selftest(const char *run, const char *const args[],
 	close(fds[1]);
 	out = fdopen(fds[0], "r");
 	while (out && fgets(line, sizeof(line), out)) {
+		bool ok = !strncmp(line, "ok ", 3);
+
 		line[strcspn(line, "\n")] = '\0';
 		if (sscanf(line, "1..%d", &planned) == 1)
 			continue;
-		if (sscanf(line, "ok %*d %255s", name) == 1) {
-			seen++;
-			skip = strstr(line, " # SKIP");
-			if (!skip) {
-				mk_result(name, 1, "");
-				continue;
-			}
-			allowed = false;
-			for (i = 0; may_skip && may_skip[i]; i++)
-				allowed |= !strcmp(name, may_skip[i]);
-			if (allowed)
-				printf("MKTEST: skipped %s:%s\n", name,
-				       skip + 7);
-			else
-				mk_result(name, 0, "skipped:%s", skip + 7);
-		} else if (sscanf(line, "not ok %*d %255s", name) == 1) {
-			seen++;
-			mk_result(name, 0, "see the selftest's lines above");
-		} else {
-			/* Its diagnostics, for the console log */
+		if (!ok && strncmp(line, "not ok ", 7)) {
+			/* Diagnostics, for the console log */
 			printf("selftest: %s\n", line);
+			if (strstr(line, "multikernel_test.c:"))
+				snprintf(last, sizeof(last), "%.200s", line + 2);
+			continue;
 		}
+		/* "ok N NAME[ # DIRECTIVE]", "not ok N NAME[ # ...]" */
+		dir = strstr(line, " # ");
+		if (dir)
+			*dir = '\0';
+		if (sscanf(line + (ok ? 3 : 7), "%*d %255[^\n]", name) != 1)
+			snprintf(name, sizeof(name), "%s", "unnamed");
+		seen++;
+		for (i = 0; tests && tests[i] && i < 16; i++)
+			found[i] |= named(name, (const char *const[]){
+						tests[i], NULL });
+		if (!ok)
+			mk_result(name, 0, "%s", *last ? last : "failed");
+		else if (dir && !strncmp(dir + 3, "SKIP", 4) &&
+			 (skips == SKIP_ALL ||
+			  (skips == SKIP_LISTED && named(name, may_skip))))
+			printf("MKTEST: skipped %s: %s\n", name, dir + 3);
+		else if (dir)
+			mk_result(name, 0, "%s", dir + 3);
+		else
+			mk_result(name, skips != SKIP_ALL,
+				  "ran on a kernel without the feature");
+		last[0] = '\0';
 	}
 	if (out)
 		fclose(out);
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		status = -1;
+	for (i = 0; tests && tests[i] && i < 16; i++)
+		if (!found[i])
+			mk_result(run, 0, "no test %s", tests[i]);
 	mk_result(run, planned > 0 && seen == planned &&
-		  WIFEXITED(status),
+		  WIFEXITED(status) && !WEXITSTATUS(status),
 		  "%d of %d results, status %#x", seen, planned, status);
 }
 
@@ -110,7 +151,7 @@ static char *lockdown_state(void)
  */
 static void test_lockdown_raised(void)
 {
-	static const char *const locked_down[] = { "-t", "locked_down", NULL };
+	static const char *const locked_down[] = { "locked_down", NULL };
 
 	EXPECT("lockdown_load_before",
 	       mk_load_halting(5, pool_start + 32 * MK_SZ_1M, MK_SZ_2M), 0,
@@ -127,7 +168,7 @@ static void test_lockdown_raised(void)
 	       "stop: instance 5 is loaded");
 	EXPECT("lockdown_unload_allowed", mk_file_unload(5), 0,
 	       "instance 5 unloaded");
-	run_selftest("selftest_after_lockdown", locked_down, NULL);
+	run_selftest("selftest_after_lockdown", locked_down, SKIP_NONE, NULL);
 }
 
 static void test_mk(void)
@@ -137,7 +178,7 @@ static void test_mk(void)
 	};
 
 	lockdown_state();
-	run_selftest("selftest", NULL, may_skip);
+	run_selftest("selftest", NULL, SKIP_LISTED, may_skip);
 	mk_check_kmemleak();
 	if (mk_find_pool(&pool_start, &pool_end)) {
 		mk_result("pool_found", 0, "the lockdown test needs the pool");
@@ -149,14 +190,14 @@ static void test_mk(void)
 /* Booted with lockdown=integrity: no instance is loaded or started */
 static void test_lockdown_boot(void)
 {
-	static const char *const args[] = {
-		"-t", "reservation", "-t", "locked_down", NULL
+	static const char *const tests[] = {
+		"reservation", "locked_down", NULL
 	};
 	char *state = lockdown_state();
 
 	mk_result("lockdown_at_boot", state && strstr(state, "[integrity]"),
 		  "lockdown is %s", state ? state : "unknown");
-	run_selftest("selftest", args, NULL);
+	run_selftest("selftest", tests, SKIP_NONE, NULL);
 }
 
 /* The first CPU in sysfs list @file (such as "offline") other than 0 */
@@ -247,22 +288,19 @@ static void test_nosmt(void)
 /* The pool and the shared area where the command line put them */
 static void test_fixed(void)
 {
-	static const char *const args[] = {
-		"-t", "reservation", "-t", "load_listed", "-t", "load_refusals",
-		NULL
+	static const char *const tests[] = {
+		"reservation", "load_listed", "load_refusals", NULL
 	};
 
-	run_selftest("selftest", args, NULL);
+	run_selftest("selftest", tests, SKIP_NONE, NULL);
 }
 
 /* CONFIG_MULTIKERNEL=y, no multikernel_pool=: nothing to load into */
 static void test_nopool(void)
 {
-	static const char *const args[] = {
-		"-t", "reservation", "-t", "no_pool", NULL
-	};
+	static const char *const tests[] = { "reservation", "no_pool", NULL };
 
-	run_selftest("selftest", args, NULL);
+	run_selftest("selftest", tests, SKIP_NONE, NULL);
 }
 
 /* CONFIG_MULTIKERNEL=n: no file, no flag, no command, no memory. */
@@ -278,6 +316,8 @@ static void test_nomk(void)
 		      mk_load_halting(1, 0x10000000, MK_SZ_1M),
 		      EINVAL);
 	EXPECT_SILENT("reboot_command_refused", mk_start_instance(1, 1), EINVAL);
+	/* The selftest says it skips, every test of it */
+	run_selftest("selftest", NULL, SKIP_ALL, NULL);
 }
 
 int main(void)
