@@ -63,7 +63,7 @@ static void run_selftest(const char *run, const char *const tests[],
 {
 	int fds[2], status, planned = -1, seen = 0, argc = 1, i;
 	char line[1024], name[256], last[256] = "", *dir;
-	bool found[16] = { false };
+	bool found[18] = { false };
 	const char *argv[40] = { SELFTEST };
 	FILE *out;
 	pid_t pid;
@@ -97,7 +97,8 @@ static void run_selftest(const char *run, const char *const tests[],
 		if (!ok && strncmp(line, "not ok ", 7)) {
 			/* Diagnostics, for the console log */
 			printf("selftest: %s\n", line);
-			if (strstr(line, "multikernel_test.c:"))
+			if (strstr(line, "multikernel_test.c:") ||
+			    strstr(line, "Test terminated"))
 				snprintf(last, sizeof(last), "%.200s", line + 2);
 			continue;
 		}
@@ -108,7 +109,7 @@ static void run_selftest(const char *run, const char *const tests[],
 		if (sscanf(line + (ok ? 3 : 7), "%*d %255[^\n]", name) != 1)
 			snprintf(name, sizeof(name), "%s", "unnamed");
 		seen++;
-		for (i = 0; tests && tests[i] && i < 16; i++)
+		for (i = 0; tests && tests[i] && i < 18; i++)
 			found[i] |= named(name, (const char *const[]){
 						tests[i], NULL });
 		if (!ok)
@@ -128,7 +129,7 @@ static void run_selftest(const char *run, const char *const tests[],
 		fclose(out);
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		status = -1;
-	for (i = 0; tests && tests[i] && i < 16; i++)
+	for (i = 0; tests && tests[i] && i < 18; i++)
 		if (!found[i])
 			mk_result(run, 0, "no test %s", tests[i]);
 	mk_result(run, planned > 0 && seen == planned &&
