@@ -11,13 +11,23 @@ line on this side as it arrives:
 
   cold   QEMU with one CPU and the instance's memory boots the instance
          kernel and initramfs itself: from QEMU's start to the init's
-         "MKINSTANCE: token=" line on ttyS0.  SeaBIOS's "Booting from ROM"
-         and the kernel's "Linux version" (earlyprintk=serial) split that
-         into firmware, loading and decompressing, and the kernel's boot.
+         "MKINSTANCE: token=" line on ttyS0.  SeaBIOS's "Booting from ROM",
+         the kernel's "Linux version" (earlyprintk=serial) and its "Run
+         /init" split that into firmware, loading and decompressing, the
+         kernel's boot, and init's start.
   spawn  the host (qemu/init/spawn.c with mkspawn=bench) loads the same
          kernel and initramfs as instance 1 and starts it: from the
          host's "$ multikernel start" line on ttyS0 to the instance's
-         "Linux version" and "MKINSTANCE: token=" lines on ttyS1.
+         "MKINSTANCE: token=" line on ttyS1.  The host kernel's "starting"
+         and "started" lines (ttyS0) and the instance kernel's first line,
+         its "Linux version" and its "Run /init" (ttyS1) split that into
+         the tool, the start call (its RCU grace period, INIT and STARTUP,
+         the trampoline), decompressing and the kernel's first steps, the
+         kernel's boot, and init's start; the host's "ready" line says
+         when the instance's kernel said READY.
+
+Each phase is printed as the median of its rounds, the spawn's next to
+the cold boot's where both have it.
 
 Then one more boot (mkspawn=msgbench) runs the host's message bench
 (debugfs multikernel/msg_bench) with the instance on CPU 1 and the host
@@ -124,37 +134,73 @@ def main():
     a = ap.parse_args()
 
     rom, banner = b"Booting from ROM", b"Linux version"
+    run_init = b"Run /init as init process"
     start = b"$ multikernel start"
-    cold, cold_fw, cold_kernel, spawn, spawn_kernel = [], [], [], [], []
+    starting = b"multikernel: instance 1 starting on CPU"
+    started = b"multikernel: instance 1 started on CPU"
+    first = b"multikernel instance: instance 1"
+    ready = b"multikernel: instance 1 ready"
+    # (name, from, to): stamps as (port, text); None is QEMU's start
+    cold_phases = [("firmware (SeaBIOS, option ROMs)", None, (0, rom)),
+                   ("loading, decompressing, to the banner", (0, rom),
+                    (0, banner)),
+                   ("banner to init", (0, banner), (0, run_init)),
+                   ("init to its line", (0, run_init), (0, MARKER))]
+    spawn_phases = [("the tool", (0, start), (0, starting)),
+                    ("start call: grace period, INIT/STARTUP, trampoline",
+                     (0, starting), (0, started)),
+                    ("decompressing, to the kernel's first line",
+                     (0, started), (1, first)),
+                    ("first line to the banner", (1, first), (1, banner)),
+                    ("banner to init", (1, banner), (1, run_init)),
+                    ("init to its line", (1, run_init), (1, MARKER))]
+    cold, spawn, ready_at = [], [], []
+    cold_ph = {p[0]: [] for p in cold_phases}
+    spawn_ph = {p[0]: [] for p in spawn_phases}
     for n in range(a.runs):
+        want = [(0, rom), (0, banner), (0, run_init), (0, MARKER)]
         t0, seen = boot(["-smp", "1", "-m", "64M",
                          "-kernel", a.instance_bzimage,
                          "-initrd", a.instance_cpio, "-append",
                          "console=ttyS0 earlyprintk=serial mktoken=cold"],
-                        1, [(0, rom), (0, banner), (0, MARKER)])
+                        1, want)
+        seen[None] = t0
         cold.append(seen[(0, MARKER)] - t0)
-        cold_fw.append(seen[(0, rom)] - t0)
-        cold_kernel.append(seen[(0, banner)] - t0)
+        cold_banner = seen[(0, banner)] - t0
+        for name, frm, to in cold_phases:
+            cold_ph[name].append(seen[to] - seen[frm])
 
+        want = [(0, start), (0, starting), (0, started), (1, first),
+                (1, banner), (1, run_init), (1, MARKER), (0, ready)]
         _, seen = boot(["-smp", "3", "-m", "1G",
                         "-kernel", a.host_bzimage, "-initrd", a.spawn_cpio,
                         "-append", "console=ttyS0 panic=-1 mkspawn=bench "
                         "mktoken=spawn multikernel_pool=128M"],
-                       3, [(0, start), (1, banner), (1, MARKER)])
+                       3, want)
         spawn.append(seen[(1, MARKER)] - seen[(0, start)])
-        spawn_kernel.append(seen[(1, banner)] - seen[(0, start)])
-        print("round %d: cold boot %.2f s (firmware %.2f s, kernel banner "
-              "at %.2f s); spawn %.2f s (kernel banner at %.2f s)" %
-              (n + 1, cold[-1], cold_fw[-1], cold_kernel[-1], spawn[-1],
-               spawn_kernel[-1]), flush=True)
+        ready_at.append(seen[(0, ready)] - seen[(0, start)])
+        for name, frm, to in spawn_phases:
+            spawn_ph[name].append(seen[to] - seen[frm])
+        print("round %d: cold boot %.2f s (banner at %.2f s); spawn %.2f s "
+              "(banner at %.2f s, READY at %.2f s)" %
+              (n + 1, cold[-1], cold_banner, spawn[-1],
+               seen[(1, banner)] - seen[(0, start)], ready_at[-1]),
+              flush=True)
 
     med = statistics.median
-    print("median of %d rounds: cold boot to init %.2f s: firmware %.2f s "
-          "(SeaBIOS, option ROMs), then %.2f s to the kernel banner "
-          "(loading, decompressing); spawn to init %.2f s, %.2f s to the "
-          "kernel banner" % (a.runs, med(cold), med(cold_fw),
-                             med(cold_kernel) - med(cold_fw), med(spawn),
-                             med(spawn_kernel)))
+    print("median of %d rounds, in seconds:" % a.runs)
+    print("  cold boot to init's line  %.3f" % med(cold))
+    for name, _, _ in cold_phases:
+        print("    %-52s %.3f" % (name, med(cold_ph[name])))
+    print("  spawn to init's line      %.3f  (READY at %.3f)" %
+          (med(spawn), med(ready_at)))
+    for name, _, _ in spawn_phases:
+        print("    %-52s %.3f" % (name, med(spawn_ph[name])))
+    print("  banner to init: spawn %.3f, cold %.3f; init to its line: "
+          "spawn %.3f, cold %.3f" %
+          (med(spawn_ph["banner to init"]), med(cold_ph["banner to init"]),
+           med(spawn_ph["init to its line"]),
+           med(cold_ph["init to its line"])))
     print("spawn/cold ratio: %.2f (goal <= 0.50)" % (med(spawn) / med(cold)))
 
     # Messages: one more boot, host on CPUs 0 and 2, the instance on 1
