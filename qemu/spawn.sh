@@ -122,6 +122,25 @@ if [ "$mode" = lifecycle ]; then
 	else
 		fail user_space_told "${got:-0} poweroffs on the instance's console for ${want:-no} graceful stops"
 	fi
+	# The host relocated the kernel it decompressed to a random address,
+	# never its link address, unless its command line said nokaslr
+	link=$(awk '$3 == "_text" { print $1 }' "$kbuild/System.map")
+	text_of() {
+		awk -v t="Command line: dis_ucode_ldr mktoken=$token-$1 " '
+			{ sub(/\r$/, "") }
+			index($0, t) { on = 1 }
+			on && match($0, /MKINSTANCE: _text=[0-9a-f]+/) {
+				print substr($0, RSTART + 18, RLENGTH - 18)
+				exit
+			}
+		' "$ilog"
+	}
+	random=$(text_of PANIC) fixed=$(text_of HARDLOCKUP)
+	if [ -n "$random" ] && [ "$random" != "$link" ] && [ "$fixed" = "$link" ]; then
+		pass instance_kaslr
+	else
+		fail instance_kaslr "kernel text at ${random:-?} (want other than $link), with nokaslr at ${fixed:-?} (want $link)"
+	fi
 	exit "$failed"
 fi
 MK_QEMU_SMP=3 MK_QEMU_TTYS1=1 MK_QEMU_IOTRACE=1 MK_LOGDIR=$logdir "$here/run.sh" "$name" \

@@ -170,6 +170,28 @@ static void echo_service(void)
 	}
 }
 
+/*
+ * Where the kernel's text is, for a kernel with kallsyms: qemu/spawn.sh's
+ * lifecycle test wants it to differ between starts, as the host relocates
+ * the kernel to a random address at each load
+ */
+static void print_text_address(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[256];
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strlen(line) > 16 && !strcmp(line + 16, " T _text\n")) {
+			printf("MKINSTANCE: _text=%.16s\n", line);
+			/* Out before a crash's messages could cut into it */
+			fflush(stdout);
+			tcdrain(STDOUT_FILENO);
+			break;
+		}
+	if (f)
+		fclose(f);
+}
+
 int main(int argc __attribute__((unused)), char **argv)
 {
 	const char *token = getenv("mktoken"), *off = getenv("mkpoweroff");
@@ -185,6 +207,8 @@ int main(int argc __attribute__((unused)), char **argv)
 	mount("proc", "/proc", "proc", 0, NULL);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
+	/* Before the token, which tests answer by crashing the instance */
+	print_text_address();
 	printf("MKINSTANCE: token=%s\n", token ? token : "(none)");
 	if (off && mk_trace_marker('C'))
 		printf("MKINSTANCE: no trace marker: %s\n", strerror(errno));

@@ -981,6 +981,7 @@ int main(void)
 	}
 
 	snprintf(append, sizeof(append), "mktoken=%s", token);
+	mk_kmsg_mark();
 	if (segments)
 		/* Boot parameters built by the tool, kexec_load() */
 		ok = mk_tool((const char *const[]){ "multikernel", "load",
@@ -993,6 +994,15 @@ int main(void)
 			  "--initrd", "/instance.cpio", "--append", append,
 			  "/bzImage", NULL });
 	mk_result("tool_load", ok == 0, "multikernel load exited %d", ok);
+	/*
+	 * kexec_file_load() decompresses the LZ4 kernel and relocates it;
+	 * an image of segments decompresses itself when it starts
+	 */
+	mk_result("load_decompressed",
+		  mk_kmsg_logged("KiB, relocated to a random virtual address") ==
+		  !segments, "the host %s",
+		  segments ? "decompressed an image of segments" :
+			     "did not log that it decompressed the kernel");
 	mk_result("instance_range", !instance_range(1, &lo, &hi),
 		  "instance 1 is not in /proc/multikernel");
 	mk_report("MKSPAWN: mem=%#lx-%#lx\n", lo, hi);
@@ -1024,17 +1034,18 @@ int main(void)
 	       ENOEXEC, "cannot run as a multikernel instance");
 	/*
 	 * Headers that would have the decompressor write outside the
-	 * instance's memory: at pref_address, 16 MiB, below the pool, for a
-	 * kernel that says it is not relocatable (0x234); at a pref_address
-	 * past the end of RAM (0x258), which a relocatable kernel does not
-	 * go below; at a 4 GiB boundary for kernel_alignment 0 (0x230).
-	 * Each used to load, and reset the machine when started.
+	 * instance's memory, which the host then leaves it to: at
+	 * pref_address, 16 MiB, below the pool, for a kernel that says it
+	 * is not relocatable (0x234); at a 4 GiB boundary for
+	 * kernel_alignment 0 (0x230).  Each used to load, and reset the
+	 * machine when started.  A pref_address past the end of RAM (0x258)
+	 * disagrees with the kernel the host decompresses.
 	 */
 	EXPECT("load_kernel_not_relocatable", file_load_patched(2, 0x234, 0, 1),
 	       EINVAL, "would decompress at 0x1000000+");
 	EXPECT("load_kernel_pref_address_outside",
-	       file_load_patched(2, 0x258, 0xc0000000, 8), EINVAL,
-	       "would decompress at 0xc0000000+");
+	       file_load_patched(2, 0x258, 0xc0000000, 8), ENOEXEC,
+	       "segments do not lie in 0xc0000000+");
 	EXPECT("load_kernel_alignment_zero", file_load_patched(2, 0x230, 0, 4),
 	       EINVAL, "kernel alignment 0x0 is not a power of 2");
 	EXPECT("load_cmdline_memmap",
