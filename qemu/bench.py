@@ -22,7 +22,8 @@ line on this side as it arrives:
          and "started" lines (ttyS0) and the instance kernel's first line,
          its "Linux version" and its "Run /init" (ttyS1) split that into
          the tool, the start call (its RCU grace period, INIT and STARTUP,
-         the trampoline), decompressing and the kernel's first steps, the
+         the trampoline), the kernel's first steps until its console prints
+         what it logged (the host decompressed it at load), the
          kernel's boot, and init's start; the host's "ready" line says
          when the instance's kernel said READY.
 
@@ -149,7 +150,7 @@ def main():
     spawn_phases = [("the tool", (0, start), (0, starting)),
                     ("start call: grace period, INIT/STARTUP, trampoline",
                      (0, starting), (0, started)),
-                    ("decompressing, to the kernel's first line",
+                    ("the kernel's first steps, to its console",
                      (0, started), (1, first)),
                     ("first line to the banner", (1, first), (1, banner)),
                     ("banner to init", (1, banner), (1, run_init)),
