@@ -86,7 +86,7 @@ step check "$MK_REPO/scripts/check.sh"
 echo "INFO check: $(( $(date +%s) - t )) s" | tee -a "$results"
 if build host $MK_HOST_CONFIG; then
 	# Two producers on two CPUs lose, duplicate and reorder nothing
-	MK_QEMU_SMP=$topology MK_KUNIT_SUITE="multikernel multikernel_ring" \
+	MK_QEMU_SMP=$topology MK_KUNIT_SUITE="multikernel multikernel_ring multikernel_unpack" \
 	MK_KUNIT_EXPECT="mk_test_ring_producers: 2 producers: 10000 messages received, 0 out of order or bad" \
 		step boot-host \
 		boot host "$MK_BUILD/host" "mktest=mk $pool"

@@ -148,6 +148,25 @@ static long file_load_patched(unsigned int id, unsigned int off,
 	return ret;
 }
 
+/*
+ * Where /bzImage's payload begins in the file: after the setup sectors
+ * (setup_sects at 0x1f1, and the boot sector), at payload_offset (0x248)
+ */
+static unsigned int payload_at(void)
+{
+	unsigned char hdr[0x24c];
+	unsigned int off = 0;
+	FILE *f = fopen("/bzImage", "r");
+
+	if (f && fread(hdr, 1, sizeof(hdr), f) == sizeof(hdr)) {
+		memcpy(&off, hdr + 0x248, sizeof(off));
+		off += (hdr[0x1f1] + 1) * 512;
+	}
+	if (f)
+		fclose(f);
+	return off;
+}
+
 /* kexec_file_load() of /bzImage with @cmdline */
 static long file_load_cmdline(unsigned int id, const char *cmdline)
 {
@@ -1036,18 +1055,31 @@ int main(void)
 	 * Headers that would have the decompressor write outside the
 	 * instance's memory, which the host then leaves it to: at
 	 * pref_address, 16 MiB, below the pool, for a kernel that says it
-	 * is not relocatable (0x234); at a 4 GiB boundary for
-	 * kernel_alignment 0 (0x230).  Each used to load, and reset the
-	 * machine when started.  A pref_address past the end of RAM (0x258)
-	 * disagrees with the kernel the host decompresses.
+	 * is not relocatable (0x234); at a pref_address past the end of RAM
+	 * (0x258), which a relocatable kernel does not go below; at a 4 GiB
+	 * boundary for kernel_alignment 0 (0x230).  Each used to load, and
+	 * reset the machine when started.
 	 */
 	EXPECT("load_kernel_not_relocatable", file_load_patched(2, 0x234, 0, 1),
 	       EINVAL, "would decompress at 0x1000000+");
 	EXPECT("load_kernel_pref_address_outside",
-	       file_load_patched(2, 0x258, 0xc0000000, 8), ENOEXEC,
-	       "segments do not lie in 0xc0000000+");
+	       file_load_patched(2, 0x258, 0xc0000000, 8), EINVAL,
+	       "would decompress at 0xc0000000+");
 	EXPECT("load_kernel_alignment_zero", file_load_patched(2, 0x230, 0, 4),
 	       EINVAL, "kernel alignment 0x0 is not a power of 2");
+	/*
+	 * The LZ4 payload the host decompresses: a first chunk longer than
+	 * the payload is refused, as the decompressor would fail on it; one
+	 * that is not LZ4 loads, left to the decompressor
+	 */
+	EXPECT("load_kernel_payload_corrupt",
+	       file_load_patched(2, payload_at() + 4, 0x7fffffff, 4), ENOEXEC,
+	       "the kernel's LZ4 payload is corrupt");
+	EXPECT("load_kernel_payload_not_lz4",
+	       file_load_patched(2, payload_at(), 0, 4), 0,
+	       "kernel left to decompress itself: its payload is not LZ4");
+	EXPECT("unload_kernel_payload_not_lz4", mk_file_unload(2), 0,
+	       "instance 2 unloaded");
 	EXPECT("load_cmdline_memmap",
 	       file_load_cmdline(2, "console=ttyS1 memmap=64M@0x1000000"),
 	       EINVAL, "sets memmap=64M@0x1000000: the host alone");
