@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The end-to-end test: a second kernel runs on CPU 1 while the host runs on.
+# The end-to-end test: a second kernel runs on CPUs 1 and 3 while the host
+# runs on.
 #
 #   qemu/spawn.sh [--kdump | --segments | --lifecycle | --bench]
 #                 [--instance KBUILD_DIR] KBUILD_DIR [NAME]
 #
-# QEMU gets three CPUs and the pool; the host (qemu/init/spawn.c) offlines
-# CPU 1 and starts its own bzImage there as instance 1, or the bzImage of
-# --instance (a kernel built only to be an instance), with the instance
-# initramfs (qemu/init/instance.c) and a random token on its command line.
-# The host's checks come back through qemu/run.sh; this script then judges
-# the instance's console, the second serial port:
+# QEMU gets four CPUs and the pool; the host (qemu/init/spawn.c) offlines
+# CPUs 1 and 3 and starts its own bzImage there as instance 1, or the
+# bzImage of --instance (a kernel built only to be an instance), with the
+# instance initramfs (qemu/init/instance.c) and a random token on its
+# command line; the host starts CPU 1, the instance's kernel CPU 3.  The
+# host's checks come back through qemu/run.sh; this script then judges the
+# instance's console, the second serial port:
 #
 #   - the instance kernel's banner, and its init printing the token;
+#   - two CPUs online in it, APIC ids 1 and 3, each running a process;
 #   - its e820 map: its chunk below 1 MiB and its part of the pool, no more,
 #     and MemTotal within them;
 #   - its tick sequence going on after the host was refused CPU 1;
@@ -26,8 +29,8 @@
 # on running through the panic and the crash kernel's boot, untouched.
 #
 # With --segments the instance's boot parameters are built in user space
-# (multikernel load --segments, kexec_load()) rather than by the kernel;
-# the instance is judged as without it.
+# (multikernel load --segments, kexec_load()) rather than by the kernel,
+# for one CPU, CPU 1; the instance is judged as without it.
 #
 # With --lifecycle the host's init is qemu/init/lifecycle.c: it starts
 # and stops instances on CPU 1 over and over and checks the stop calls;
@@ -143,7 +146,7 @@ if [ "$mode" = lifecycle ]; then
 	fi
 	exit "$failed"
 fi
-MK_QEMU_SMP=3 MK_QEMU_TTYS1=1 MK_QEMU_IOTRACE=1 MK_LOGDIR=$logdir "$here/run.sh" "$name" \
+MK_QEMU_SMP=4 MK_QEMU_TTYS1=1 MK_QEMU_IOTRACE=1 MK_LOGDIR=$logdir "$here/run.sh" "$name" \
 	"$kbuild/arch/x86/boot/bzImage" "$logdir/$name.cpio" \
 	"mktoken=$token multikernel_pool=128M $extra" || rc=$?
 [ "$rc" = 0 ] || failed=1
@@ -157,6 +160,23 @@ if grep -q "MKINSTANCE: token=$token\$" "$ilog"; then
 	pass instance_token
 else
 	fail instance_token "the instance's init did not print token $token"
+fi
+# Its CPUs: CPU n of the instance is the host's CPU (APIC id) apics[n]
+if [ "$mode" = segments ]; then
+	apics=(1)
+else
+	apics=(1 3)
+fi
+want="cpus=${#apics[@]}"
+for n in "${!apics[@]}"; do
+	want+=" CPU $n ran with APIC id ${apics[n]}"
+done
+got=$(sed -n 's/\r$//; s/.*MKINSTANCE: \(cpus=.*\|CPU .* ran with APIC id .*\)/\1/p' "$ilog" |
+	paste -sd ' ')
+if [ "$got" = "$want" ]; then
+	pass instance_cpus
+else
+	fail instance_cpus "want '$want', the instance said '$got'"
 fi
 
 # The host's view: the instance's memory
@@ -210,18 +230,25 @@ fi
 # Device accesses, from QEMU's trace (qemu/run.sh, MK_QEMU_IOTRACE=1).
 # The host's init writes 0x4d, 0x4b ("MK") to port 0x80 once CPU 1 is
 # offline, and "MS" once the start call returned.  From the first marker on,
-# CPU 1 is the instance's: it may touch its own local APIC and its UART
-# (COM2, 0x2f8-0x2ff), nothing else, not the 8259s, the PIT, the IO-APIC,
-# HPET, RTC/CMOS, i8042, PCI configuration space or COM1, and it may send
-# IPIs only to itself, but for message doorbells: MULTIKERNEL_VECTOR (0xea),
-# fixed, to the host's boot CPU (APIC id 0).  The host may send the
-# instance's APIC id INIT and STARTUP only between the two markers, and
-# after them nothing but message doorbells; no
-# device interrupt (an MSI or IO-APIC message, a write to 0xfeeXX00X
-# naming the destination in bits 19:12) may go to it, and no IPI may be
-# broadcast, by shorthand, to the xAPIC broadcast id or in logical mode.
-# vCPU 1 has APIC id 1 in QEMU's default topology; the instance says which
-# it has.
+# CPUs 1 and 3 are the instance's: each may touch its own local APIC and
+# the instance's UART (COM2, 0x2f8-0x2ff), nothing else, not the 8259s,
+# the PIT, the IO-APIC, HPET, RTC/CMOS, i8042, PCI configuration space or
+# COM1, and they may send IPIs only to the instance's CPUs (among them
+# the INIT and STARTUP with which the instance's kernel brings up CPU 3,
+# counted), but for message doorbells: MULTIKERNEL_VECTOR (0xea), fixed,
+# to the host's boot CPU (APIC id 0).  The host may send CPU 1 INIT and
+# STARTUP only between the two markers, CPU 3 never, and after them
+# nothing but message doorbells; no device interrupt (an MSI or IO-APIC
+# message, a write to 0xfeeXX00X naming the destination in bits 19:12) may
+# go to them, and no IPI may be broadcast, by shorthand, to the xAPIC
+# broadcast id or in logical mode, from the host's first INIT to CPU 1 on
+# (before it, the host's all-but-self shorthand reaches its own offline
+# CPUs, whose local APICs INIT then resets; such broadcasts are counted
+# as early_broadcasts, so that the few microseconds from the start's
+# claim of the CPUs to that INIT, which the start's grace period is there
+# to keep free of them, go unaudited).  The audit ends at the marker "MX",
+# before the host stops the instance and takes its CPUs back.  vCPU n has
+# APIC id n in QEMU's default topology; the instance says which it has.
 #
 # The trace also orders the two kernels' doings without their clocks: the
 # instance's tick lines are rebuilt from its writes to COM2's transmit
@@ -239,7 +266,13 @@ if grep -q "multikernel instance: instance 1 on APIC id 1," "$ilog"; then
 else
 	fail instance_apic_id "the instance does not say it runs on APIC id 1, which the trace audit assumes"
 fi
-audit=$(awk -v me=1 -v q="'" '
+audit=$(awk -v cpus="${apics[*]}" -v q="'" '
+	BEGIN {
+		split(cpus, t, " ")
+		for (i in t)
+			mine[t[i]] = 1
+		boot = t[1]
+	}
 	function hex(s,   i, v) {
 		v = 0
 		s = tolower(substr(s, 3))
@@ -267,18 +300,27 @@ audit=$(awk -v me=1 -v q="'" '
 		dest = high[c]
 		doorbell = shorthand == 0 && !logical && mode == 0 &&
 			   lo % 256 == 234
-		if (c == me && doorbell && dest == 0) {
+		if ((c in mine) && doorbell && dest == 0) {
 			db_out++
-		} else if (c == me) {
+		} else if (c in mine) {
 			if (shorthand >= 2 || (shorthand == 0 &&
-			    (logical || dest != me)))
+			    (logical || !(dest in mine))))
 				bad("instance IPI to APIC " dest " (ICR " value ")")
+			else if (shorthand == 0 && dest != c &&
+				 (mode == 5 || mode == 6))
+				ap_wakeups++
 		} else if (shorthand >= 2 || (shorthand == 0 &&
 			   (logical || dest == 255))) {
-			bad("host CPU " c " broadcast IPI (ICR " value ")")
-		} else if (shorthand == 0 && dest == me) {
-			if ((mode == 5 || mode == 6) && !started)
+			if (claimed)
+				bad("host CPU " c " broadcast IPI (ICR " value ")")
+			else
+				early++
+		} else if (shorthand == 0 && (dest in mine)) {
+			if ((mode == 5 || mode == 6) && !started &&
+			    dest == boot) {
 				wakeups++
+				claimed = 1
+			}
 			else if (doorbell && started)
 				db_in++
 			else
@@ -289,17 +331,19 @@ audit=$(awk -v me=1 -v q="'" '
 	# a device
 	function msi(c, addr, value,   dest) {
 		dest = int(hex(addr) / 4096) % 256
-		if (dest == me || dest == 255)
+		if ((dest in mine) || dest == 255)
 			bad("interrupt to APIC " dest " (vector " hex(value) % 256 ")")
-		else if (c == me)
+		else if (c in mine)
 			bad("instance raised an interrupt to APIC " dest)
 	}
 	# Port 0x80: "M" and a letter from one CPU is a marker
-	$1 == "memory_region_ops_write" && $7 == "0x80" && $3 != me {
+	$1 == "memory_region_ops_write" && $7 == "0x80" && !($3 in mine) {
 		if (prev[$3] == "0x4d" && $9 == "0x4b") {
 			armed = 1
 		} else if (prev[$3] == "0x4d" && armed && $9 == "0x53") {
 			started = 1
+		} else if (prev[$3] == "0x4d" && started && $9 == "0x58") {
+			ended = 1
 		} else if (prev[$3] == "0x4d" && started &&
 			   ($9 == "0x52" || $9 == "0x43")) {
 			after = sprintf("%c", hex($9))
@@ -308,8 +352,8 @@ audit=$(awk -v me=1 -v q="'" '
 		prev[$3] = $9
 		next
 	}
-	!armed { next }
-	$13 == q "serial" q && $7 ~ /^0x2f[89a-f]$/ && $3 != me {
+	!armed || ended { next }
+	$13 == q "serial" q && $7 ~ /^0x2f[89a-f]$/ && !($3 in mine) {
 		bad("CPU " $3 " touched the instance UART at " $7)
 		next
 	}
@@ -322,7 +366,7 @@ audit=$(awk -v me=1 -v q="'" '
 		icr($3, $7, $9)
 		next
 	}
-	$3 != me { next }
+	!($3 in mine) { next }
 	$13 == q "apic-msi" q && $7 ~ /^0xfee00[0-3][0-9a-f][0-9a-f]$/ { lapic++; next }
 	$13 == q "serial" q && $7 ~ /^0x2f[89a-f]$/ {
 		uart++
@@ -342,8 +386,10 @@ audit=$(awk -v me=1 -v q="'" '
 	{ bad($13 " at " $7) }
 	END {
 		printf "armed=%d started=%d lapic=%d uart=%d wakeups=%d " \
-			"doorbells=%d,%d after=%s ticks=%d span=%.1f bad=%d",
-			armed, started, lapic, uart, wakeups, db_out, db_in,
+			"ap_wakeups=%d early_broadcasts=%d doorbells=%d,%d " \
+			"after=%s ticks=%d span=%.1f bad=%d",
+			armed, started, lapic, uart, wakeups, ap_wakeups,
+			early, db_out, db_in,
 			after == "" ? "-" : after, ticks,
 			ticks ? last - marked : 0, n
 		for (i = 0; i < n; i++)
@@ -360,6 +406,13 @@ case $audit in
 	fi ;;
 *) fail instance_devices "$audit" ;;
 esac
+# The instance's kernel woke its second CPU itself
+if [[ $audit =~ \ ap_wakeups=([0-9]+)\  ]] &&
+   { [ "${#apics[@]}" = 1 ] || [ "${BASH_REMATCH[1]}" -ge 2 ]; }; then
+	pass instance_woke_its_cpus
+else
+	fail instance_woke_its_cpus "no INIT and STARTUP from the instance to its other CPU: $audit"
+fi
 # The instance rang the host at least for its READY
 if [[ $audit =~ \ doorbells=([0-9]+),([0-9]+)\  ]] &&
    [ "${BASH_REMATCH[1]}" -ge 1 ]; then

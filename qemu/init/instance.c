@@ -6,6 +6,9 @@
  *   MKINSTANCE: token=T          the value the host put on its command line
  *   MKINSTANCE: MemTotal=N kB    from /proc/meminfo
  *   MKINSTANCE: cpus=N           CPUs online in the instance
+ *   MKINSTANCE: CPU n ran with APIC id A
+ *                                one line per online CPU, from a process
+ *                                that CPU ran, APIC id from its CPUID
  *   MKINSTANCE: tick N uptime=S  every 200 ms, forever
  *   MKINSTANCE: echo service up  /dev/multikernel is open
  *
@@ -32,12 +35,15 @@
  * console after it).
  */
 #define _GNU_SOURCE
+#include <cpuid.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 #include <linux/multikernel.h>
@@ -192,6 +198,34 @@ static void print_text_address(void)
 		fclose(f);
 }
 
+/* A process pinned to each online CPU says which CPU ran it, one by one */
+static void run_on_each_cpu(long cpus)
+{
+	unsigned int eax, ebx, ecx, edx;
+	cpu_set_t set;
+	long cpu;
+	pid_t pid;
+
+	for (cpu = 0; cpu < cpus; cpu++) {
+		pid = fork();
+		if (pid == 0) {
+			CPU_ZERO(&set);
+			CPU_SET(cpu, &set);
+			if (sched_setaffinity(0, sizeof(set), &set)) {
+				printf("MKINSTANCE: cannot run on CPU %ld: %s\n",
+				       cpu, strerror(errno));
+				_exit(1);
+			}
+			__cpuid(1, eax, ebx, ecx, edx);
+			printf("MKINSTANCE: CPU %d ran with APIC id %u\n",
+			       sched_getcpu(), ebx >> 24);
+			_exit(0);
+		}
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
+}
+
 int main(int argc __attribute__((unused)), char **argv)
 {
 	const char *token = getenv("mktoken"), *off = getenv("mkpoweroff");
@@ -217,6 +251,7 @@ int main(int argc __attribute__((unused)), char **argv)
 	printf("MKINSTANCE: MemTotal=%lu kB\n",
 	       p ? strtoul(p + strlen("MemTotal:"), NULL, 10) : 0UL);
 	printf("MKINSTANCE: cpus=%ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+	run_on_each_cpu(sysconf(_SC_NPROCESSORS_ONLN));
 	if (!off && fork() == 0)
 		echo_service();
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Init of the end-to-end test (qemu/spawn.sh): a host on three CPUs
- * offlines CPU 1, loads its own bzImage there as instance 1 with the
- * instance initramfs and the test's token on its command line, starts it,
- * and checks that it keeps running well itself:
+ * Init of the end-to-end test (qemu/spawn.sh): a host on four CPUs
+ * offlines CPUs 1 and 3, loads its own bzImage there as instance 1 with
+ * the instance initramfs and the test's token on its command line,
+ * starts it on CPU 1 (its kernel brings up CPU 3 itself), and checks that
+ * it keeps running well itself:
  *
  *   - the pattern it wrote into all its available RAM but 160 MiB is
  *     intact;
@@ -16,10 +17,12 @@
  *     drains, in order; a flood of 20,000 messages from the instance
  *     leaves the host's CPU 0, which takes the instance's doorbells,
  *     ticking and running a thread;
- *   - onlining CPU 1, unloading the running instance and the other bad
- *     requests are refused with their errno, among them a kernel that
+ *   - onlining CPU 1 or 3, unloading the running instance and the other
+ *     bad requests are refused with their errno, among them a kernel that
  *     cannot run as an instance (/bzImage-noinstance: the host's bzImage
- *     without XLF_MULTIKERNEL_INSTANCE).
+ *     without XLF_MULTIKERNEL_INSTANCE), and starts whose second CPU is
+ *     online or instance 1's;
+ *   - once the instance is stopped, CPUs 1 and 3 come online in the host.
  *
  * A line "MKSPAWN: mem=LO-HI" on the results port gives qemu/spawn.sh the
  * instance's memory, so that it can judge the instance's own log.
@@ -29,8 +32,9 @@
  * machine off a few seconds after it is up), starts the instance, reports
  * its memory as above and panics through sysrq.  With
  * mkspawn=segments the tool builds the instance's boot parameters itself
- * and loads it with kexec_load() (multikernel load --segments); the bad
- * requests are left out, the rest is as without a mode.  With
+ * and loads it with kexec_load() (multikernel load --segments), for CPU 1
+ * alone; the bad requests are left out, the rest is as without a mode.
+ * The bench modes give the instance CPU 1 alone too.  With
  * mkspawn=bench it only loads and starts the instance, then idles while
  * qemu/bench.py times the instance's boot; with mkspawn=updatebench it
  * replaces the instance by a new one on the same CPU (multikernel
@@ -62,14 +66,17 @@
 #define INSTANCE_MEM	"64M"
 #define INSTANCE_CPU	1
 #define OTHER_CPU	2
+/* The instance's second CPU, which its own kernel brings up */
+#define INSTANCE_AP	3
 #define PROTECT_FAIL	"/sys/module/multikernel/parameters/test_protect_fail"
 
 /*
- * Markers in qemu/spawn.sh's trace: 'K' once CPU 1 is no longer the
- * host's (from then on what it touches is the instance's doing), 'S' once
- * the start call returned (from then on the host must not even INIT it),
- * 'R' once onlining CPU 1 was refused (the instance must go on writing to
- * its console after it).
+ * Markers in qemu/spawn.sh's trace: 'K' once CPUs 1 and 3 are no longer
+ * the host's (from then on what they touch is the instance's doing), 'S'
+ * once the start call returned (from then on the host must not even INIT
+ * them), 'R' once onlining them was refused (the instance must go on
+ * writing to its console after it), 'X' before the instance is stopped
+ * (the trace's audit ends there).
  */
 static void trace_marker(char what)
 {
@@ -115,6 +122,35 @@ static long load_crash_kernel(const char *token)
 static long file_load(unsigned int id, int cpu, unsigned long mem)
 {
 	return file_load_image("/bzImage", id, cpu, mem);
+}
+
+/* Instance @id on the CPUs of @mask (CPUs 0-63), starting on @cpu */
+static long file_load_cpus(unsigned int id, int cpu, uint64_t mask)
+{
+	struct multikernel_load_args args = {
+		.size = sizeof(args), .id = id, .cpu = cpu,
+		.mem_size = SZ_2M * 16, .uarts = 1U << 1,
+		.cpus = (uintptr_t)&mask, .cpus_size = sizeof(mask),
+	};
+
+	return mk_file_load("/bzImage", &args);
+}
+
+/*
+ * A start checks every CPU of the instance as it checks the first: that
+ * of instance 2 on the CPUs of @mask, starting on @cpu, is refused (EBUSY,
+ * @why in the log) as check @name
+ */
+static void check_start_refused(const char *name, int cpu, uint64_t mask,
+				const char *why)
+{
+	char load[64], unload[64];
+
+	snprintf(load, sizeof(load), "load_for_%s", name);
+	snprintf(unload, sizeof(unload), "unload_after_%s", name);
+	EXPECT(load, file_load_cpus(2, cpu, mask), 0, "instance 2 loaded");
+	EXPECT(name, mk_start_instance(2, cpu), EBUSY, why);
+	EXPECT(unload, mk_file_unload(2), 0, "instance 2 unloaded");
 }
 
 /*
@@ -959,7 +995,9 @@ int main(void)
 	bool msgbench = mode && !strcmp(mode, "msgbench");
 	bool updatebench = mode && !strcmp(mode, "updatebench");
 	bool segments = mode && !strcmp(mode, "segments");
-	char append[128], *pattern;
+	/* CPU 3 too, but where a test wants an instance of one CPU */
+	bool two_cpus = !(segments || bench || msgbench || updatebench);
+	char append[128], *pattern, *text;
 	unsigned long lo = 0, hi = 0, i, pattern_size;
 	uint32_t x = 2463534242U;
 	int ok;
@@ -975,6 +1013,13 @@ int main(void)
 	mk_result("offline_cpu1",
 		  !mk_write_file("/sys/devices/system/cpu/cpu1/online", "0"),
 		  "cannot take CPU 1 offline: %s", strerror(errno));
+	if (two_cpus) {
+		printf("$ echo 0 > /sys/devices/system/cpu/cpu3/online\n");
+		mk_result("offline_cpu3",
+			  !mk_write_file("/sys/devices/system/cpu/cpu3/online",
+					 "0"),
+			  "cannot take CPU 3 offline: %s", strerror(errno));
+	}
 	trace_marker('K');
 	if (kdump)
 		/* a plain crash kernel load: nothing of multikernel */
@@ -1009,10 +1054,14 @@ int main(void)
 			  "/bzImage", NULL });
 	else
 		ok = mk_tool((const char *const[]){ "multikernel", "load",
-			  "--id", "1", "--cpu", "1", "--mem", INSTANCE_MEM,
-			  "--initrd", "/instance.cpio", "--append", append,
-			  "/bzImage", NULL });
+			  "--id", "1", "--cpus", two_cpus ? "1,3" : "1",
+			  "--mem", INSTANCE_MEM, "--initrd", "/instance.cpio",
+			  "--append", append, "/bzImage", NULL });
 	mk_result("tool_load", ok == 0, "multikernel load exited %d", ok);
+	text = mk_read_file("/sys/kernel/multikernel/instances/1/cpus");
+	mk_result("instance_cpus_listed", text &&
+		  !strcmp(text, segments ? "\n" : two_cpus ? "1,3\n" : "1\n"),
+		  "instance 1's cpus file says '%s'", text ? text : "?");
 	/*
 	 * kexec_file_load() decompresses the LZ4 kernel and relocates it;
 	 * an image of segments decompresses itself when it starts
@@ -1096,6 +1145,9 @@ int main(void)
 		EXPECT("load_cmdline_too_long", file_load_cmdline(2, cmdline),
 		       EINVAL, "Kernel command line too long");
 	}
+	/* CPU 1 offline, CPU 2 online */
+	check_start_refused("start_cpu_online", 1, 0x6,
+			    "start: CPU 2 is online");
 	EXPECT("load_on_host_cpu", file_load(2, OTHER_CPU, SZ_2M * 16), 0,
 	       "instance 2 loaded");
 	EXPECT("start_on_host_cpu", mk_start_instance(2, OTHER_CPU), EBUSY,
@@ -1182,9 +1234,31 @@ start:
 	EXPECT_SILENT("offline_refused",
 		      mk_write_file("/sys/devices/system/cpu/cpu1/online", "0"),
 		      EPERM);
+	/* The CPU the instance's kernel brought up is its own as well */
+	if (two_cpus) {
+		printf("$ echo 1 > /sys/devices/system/cpu/cpu3/online\n");
+		EXPECT("online_ap_refused",
+		       mk_write_file("/sys/devices/system/cpu/cpu3/online",
+				     "1"),
+		       EPERM, "CPU 3 runs a multikernel instance");
+		EXPECT_SILENT("offline_ap_refused",
+			      mk_write_file("/sys/devices/system/cpu/cpu3/online",
+					    "0"), EPERM);
+	}
 	trace_marker('R');
 	check_eject_refused();
 	check_sleep_refused();
+	if (two_cpus) {
+		/* CPU 2 offline for the while, CPU 3 instance 1's */
+		EXPECT_SILENT("offline_cpu2_again",
+			      mk_write_file("/sys/devices/system/cpu/cpu2/online",
+					    "0"), 0);
+		check_start_refused("start_cpu_taken", 2, 0xc,
+				    "start: CPU 3 is taken by another instance");
+		EXPECT_SILENT("online_cpu2_again",
+			      mk_write_file("/sys/devices/system/cpu/cpu2/online",
+					    "1"), 0);
+	}
 
 	/* kexec -e would take the instance's CPU and memory along */
 	{
@@ -1219,5 +1293,23 @@ start:
 
 	/* The instance's ticks must go on after the refusal */
 	sleep(3);
+
+	/* Stopped, it gives its CPUs back */
+	trace_marker('X');
+	mk_kmsg_mark();
+	ok = mk_tool((const char *const[]){ "multikernel", "stop", "--id", "1",
+		  NULL });
+	mk_result("tool_stop", ok == 0, "multikernel stop exited %d", ok);
+	mk_result("stop_logged",
+		  mk_kmsg_logged(two_cpus ?
+				 "instance 1 shut down: stopped, CPUs 1,3 are free" :
+				 "instance 1 shut down: stopped, CPU 1 is free") == 1,
+		  "the host did not log that the instance's CPUs are free");
+	printf("$ echo 1 > /sys/devices/system/cpu/cpu{1,3}/online\n");
+	mk_result("cpus_back",
+		  !mk_write_file("/sys/devices/system/cpu/cpu1/online", "1") &&
+		  (!two_cpus ||
+		   !mk_write_file("/sys/devices/system/cpu/cpu3/online", "1")),
+		  "a CPU did not come online in the host: %s", strerror(errno));
 	mk_done();
 }
