@@ -14,7 +14,9 @@
 # (checked for the same kernel errors; whoever asked for it judges the
 # rest) and is left unconnected otherwise.
 #
-# Environment: MK_LOGDIR (where NAME.log goes), MK_QEMU_SMP (2),
+# Environment: MK_LOGDIR (where NAME.log goes), MK_QEMU (the QEMU binary,
+# qemu-system-x86_64), MK_QEMU_MACHINE (more QEMU options, split at
+# spaces: a machine and its devices), MK_QEMU_SMP (2),
 # MK_QEMU_CPU (max), MK_QEMU_MEM (1G), MK_QEMU_TIMEOUT (seconds, 180), MK_KUNIT_SUITE (KUnit
 # suites that must pass), MK_KUNIT_EXPECT (an extended regex that one of its
 # lines must match, for what a test only reports), MK_EXPECT_PANIC (the text of a deliberate panic:
@@ -68,8 +70,10 @@ fail() { echo "FAIL $name:$1: $2"; failed=1; }
 
 start=$(date +%s.%N)
 set +e
+read -ra machine <<< "${MK_QEMU_MACHINE:-}"
 timeout --foreground "${MK_QEMU_TIMEOUT:-180}" \
-	qemu-system-x86_64 -accel tcg -cpu "${MK_QEMU_CPU:-max}" -m "${MK_QEMU_MEM:-1G}" \
+	"${MK_QEMU:-qemu-system-x86_64}" -accel tcg "${machine[@]}" \
+		-cpu "${MK_QEMU_CPU:-max}" -m "${MK_QEMU_MEM:-1G}" \
 		-smp "${MK_QEMU_SMP:-2}" -nographic -no-reboot \
 		-monitor none -display none -serial "file:$log.raw" \
 		-serial "$serial1" -serial "file:$results.raw" \

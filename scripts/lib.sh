@@ -15,6 +15,11 @@ MK_TOPIC_BRANCH=topic
 # it, so that lockdep and friends watch every test rather than a copy of
 # some (a build of each would cost a cold build more).
 MK_HOST_CONFIG="base multikernel kunit debug"
+# QEMU 10 from Debian's bookworm-backports, unpacked beside the builds
+# (scripts/deps.sh) rather than installed over Debian 12's QEMU 7.2: its
+# TCG emulates x2APIC, which the spawn test's x2APIC run needs.
+MK_QEMU10_DIR=${MK_QEMU10_DIR:-$MK_BUILD/qemu10}
+MK_QEMU10=$MK_QEMU10_DIR/usr/bin/qemu-system-x86_64
 
 # The import commit is made deterministic, so that the base-commit id in
 # exported patches only changes when the tarball does.

@@ -22,10 +22,11 @@
 #           microcode load while instances run
 #   kexec   plain kexec, kexec_file, crash load/unload and kdump still work
 #   spawn   end to end: the host starts a kernel built only to be an
-#           instance (kconfig/instance.config) on CPU 1 of three, and both
-#           run, each on its own devices (qemu/spawn.sh); the same with
-#           boot parameters built in user space (kexec_load()); then the
-#           host starts its own bzImage and panics into kdump under it
+#           instance (kconfig/instance.config) on CPUs 1 and 3 of four,
+#           and both run, each on its own devices (qemu/spawn.sh); the
+#           same with boot parameters built in user space (kexec_load(),
+#           one CPU) and on an x2APIC machine (QEMU 10); then the host
+#           starts its own bzImage and panics into kdump under it
 #   lifecycle  20 cycles of load, start, stop (graceful and forced), CPU
 #           back, unload, with leak checks, the scrub of instance memory
 #           and the stop call's refusals (qemu/init/lifecycle.c)
@@ -111,6 +112,10 @@ if build host $MK_HOST_CONFIG; then
 			"$MK_REPO/qemu/spawn.sh" --segments \
 			--instance "$MK_BUILD/instance" "$MK_BUILD/host" \
 			spawn-segments
+		MK_LOGDIR=$logs step boot-spawn-x2apic \
+			"$MK_REPO/qemu/spawn.sh" --x2apic \
+			--instance "$MK_BUILD/instance" "$MK_BUILD/host" \
+			spawn-x2apic
 		MK_LOGDIR=$logs step boot-lifecycle \
 			"$MK_REPO/qemu/spawn.sh" --lifecycle \
 			--instance "$MK_BUILD/instance" "$MK_BUILD/host" \

@@ -34,7 +34,8 @@
  * mkspawn=segments the tool builds the instance's boot parameters itself
  * and loads it with kexec_load() (multikernel load --segments), for CPU 1
  * alone; the bad requests are left out, the rest is as without a mode.
- * The bench modes give the instance CPU 1 alone too.  With
+ * The bench modes give the instance CPU 1 alone too.  With mkspawn=x2apic
+ * (an x2APIC machine) the bad requests are left out as well.  With
  * mkspawn=bench it only loads and starts the instance, then idles while
  * qemu/bench.py times the instance's boot; with mkspawn=updatebench it
  * replaces the instance by a new one on the same CPU (multikernel
@@ -995,6 +996,7 @@ int main(void)
 	bool msgbench = mode && !strcmp(mode, "msgbench");
 	bool updatebench = mode && !strcmp(mode, "updatebench");
 	bool segments = mode && !strcmp(mode, "segments");
+	bool x2apic = mode && !strcmp(mode, "x2apic");
 	/* CPU 3 too, but where a test wants an instance of one CPU */
 	bool two_cpus = !(segments || bench || msgbench || updatebench);
 	char append[128], *pattern, *text;
@@ -1089,7 +1091,7 @@ int main(void)
 		EXPECT("unload_second_segments", mk_file_unload(2), 0,
 		       "instance 2 unloaded");
 	}
-	if (kdump || bench || msgbench || updatebench || segments)
+	if (kdump || bench || msgbench || updatebench || segments || x2apic)
 		goto start;
 
 	/* Bad requests before the start */
