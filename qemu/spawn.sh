@@ -86,6 +86,14 @@ trap 'rm -rf "$work"' EXIT
 failed=0
 pass() { echo "PASS $name:$1"; }
 fail() { echo "FAIL $name:$1: $2"; failed=1; }
+# Check CHECK passes if FILE has a line matching the basic regex PATTERN
+expect_line() {
+	if grep -q -- "$3" "$2"; then
+		pass "$1"
+	else
+		fail "$1" "$4"
+	fi
+}
 
 gcc -static -O2 -Wall -Wextra -Werror -I "$kbuild/usr/include" \
 	-o "$work/multikernel" "$MK_WORKTREE/tools/multikernel/multikernel.c"
@@ -168,16 +176,10 @@ env "${qemu[@]}" MK_QEMU_SMP=4 MK_QEMU_TTYS1=1 MK_QEMU_IOTRACE=$iotrace \
 	"mktoken=$token multikernel_pool=128M $extra" || rc=$?
 [ "$rc" = 0 ] || failed=1
 
-if grep -q "^\(\[[ 0-9.]*\] \)\?Linux version" "$ilog"; then
-	pass instance_banner
-else
-	fail instance_banner "no kernel banner on the second serial port ($ilog)"
-fi
-if grep -q "MKINSTANCE: token=$token\$" "$ilog"; then
-	pass instance_token
-else
-	fail instance_token "the instance's init did not print token $token"
-fi
+expect_line instance_banner "$ilog" "^\(\[[ 0-9.]*\] \)\?Linux version" \
+	"no kernel banner on the second serial port ($ilog)"
+expect_line instance_token "$ilog" "MKINSTANCE: token=$token\$" \
+	"the instance's init did not print token $token"
 # Its CPUs: CPU n of the instance is the host's CPU (APIC id) apics[n]
 if [ "$mode" = segments ]; then
 	apics=(1)
@@ -236,26 +238,20 @@ else
 fi
 
 if [ "$mode" = x2apic ]; then
-	if grep -q "APIC: Switched APIC routing to: cluster x2apic" "$logdir/$name.log"; then
-		pass host_x2apic
-	else
-		fail host_x2apic "the host did not switch to cluster x2APIC mode"
-	fi
-	if grep -q "APIC: Switched APIC routing to: physical x2apic" "$ilog"; then
-		pass instance_x2apic
-	else
-		fail instance_x2apic "the instance did not run in physical x2APIC mode"
-	fi
+	expect_line host_x2apic "$logdir/$name.log" \
+		"APIC: Switched APIC routing to: cluster x2apic" \
+		"the host did not switch to cluster x2APIC mode"
+	expect_line instance_x2apic "$ilog" \
+		"APIC: Switched APIC routing to: physical x2apic" \
+		"the instance did not run in physical x2APIC mode"
 	exit "$failed"
 fi
 
 if [ "$mode" = kdump ]; then
 	# The crash kernel powers off 4 s after its init started
-	if grep -q "MKINSTANCE: token=crash-$token\$" "$logdir/$name.log"; then
-		pass crash_kernel_booted
-	else
-		fail crash_kernel_booted "no crash kernel init on the first serial port"
-	fi
+	expect_line crash_kernel_booted "$logdir/$name.log" \
+		"MKINSTANCE: token=crash-$token\$" \
+		"no crash kernel init on the first serial port"
 fi
 
 # Device accesses, from QEMU's trace (qemu/run.sh, MK_QEMU_IOTRACE=1).
@@ -292,11 +288,9 @@ fi
 # No other CPU may touch COM2 once CPU 1 is offline: not the host, not a
 # crash kernel.
 iotrace=$logdir/$name.iotrace
-if grep -q "multikernel instance: instance 1 on APIC id 1," "$ilog"; then
-	pass instance_apic_id
-else
-	fail instance_apic_id "the instance does not say it runs on APIC id 1, which the trace audit assumes"
-fi
+expect_line instance_apic_id "$ilog" \
+	"multikernel instance: instance 1 on APIC id 1," \
+	"the instance does not say it runs on APIC id 1, which the trace audit assumes"
 audit=$(awk -v cpus="${apics[*]}" -v q="'" '
 	BEGIN {
 		split(cpus, t, " ")
