@@ -12,7 +12,8 @@
 # lockdep reports and panics.  The second serial port, where a multikernel
 # instance has its console, goes to NAME.ttyS1.log when MK_QEMU_TTYS1=1
 # (checked for the same kernel errors; whoever asked for it judges the
-# rest) and is left unconnected otherwise.
+# rest) and is left unconnected otherwise.  QEMU's own messages go to
+# NAME.qemu.err.
 #
 # Environment: MK_LOGDIR (where NAME.log goes), MK_QEMU (the QEMU binary,
 # qemu-system-x86_64), MK_QEMU_MACHINE (more QEMU options, split at
@@ -79,7 +80,7 @@ timeout --foreground "${MK_QEMU_TIMEOUT:-180}" \
 		-serial "$serial1" -serial "file:$results.raw" \
 		-kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 $cmdline" "${trace[@]}" \
-		</dev/null >/dev/null 2>&1
+		</dev/null >/dev/null 2>"$logdir/$name.qemu.err"
 rc=$?
 set -e
 if [ -n "${MK_QEMU_IOTRACE:-}" ]; then

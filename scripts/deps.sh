@@ -28,19 +28,25 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # QEMU 10 from bookworm-backports, unpacked into MK_QEMU10_DIR with an apt
-# configuration of its own: the machine's sources and its QEMU 7.2 stay as
-# they are.  Its libraries are those QEMU 7.2 brought.
+# configuration and cache of its own: the machine's sources, caches and
+# QEMU 7.2 stay as they are.  Its libraries are those QEMU 7.2 brought,
+# its firmware (SeaBIOS) that of Debian 12, which it finds in
+# /usr/share/qemu; it complains about QEMU 7.2's display and audio
+# modules, which it does not need.  It is moved in place only once it
+# runs.
 . "$(dirname "$0")/lib.sh"
 if [ ! -x "$MK_QEMU10" ]; then
 	echo ">> fetching QEMU 10 from bookworm-backports into $MK_QEMU10_DIR"
-	apt=$MK_QEMU10_DIR.apt
-	rm -rf "$apt" "$MK_QEMU10_DIR"
-	mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$apt/debs"
+	apt=$MK_QEMU10_DIR.apt tmp=$MK_QEMU10_DIR.tmp
+	rm -rf "$apt" "$tmp" "$MK_QEMU10_DIR"
+	mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$apt/cache" \
+		"$apt/debs" "$tmp"
 	echo "deb http://deb.debian.org/debian bookworm-backports main" \
 		> "$apt/sources.list"
 	opts=(-o "Dir::Etc::SourceList=$apt/sources.list"
 	      -o "Dir::Etc::SourceParts=/nonexistent"
 	      -o "Dir::State::Lists=$apt/lists"
+	      -o "Dir::Cache=$apt/cache"
 	      -o "Dir::Cache::Archives=$apt/archives"
 	      -o "APT::Sandbox::User=root" -qq)
 	apt-get "${opts[@]}" update
@@ -48,11 +54,11 @@ if [ ! -x "$MK_QEMU10" ]; then
 		qemu-system-x86/bookworm-backports \
 		qemu-system-common/bookworm-backports \
 		qemu-system-data/bookworm-backports)
-	mkdir -p "$MK_QEMU10_DIR.tmp"
 	for deb in "$apt"/debs/*.deb; do
-		dpkg-deb -x "$deb" "$MK_QEMU10_DIR.tmp"
+		echo ">> unpacking $(basename "$deb")"
+		dpkg-deb -x "$deb" "$tmp"
 	done
-	mv "$MK_QEMU10_DIR.tmp" "$MK_QEMU10_DIR"
+	"${tmp}${MK_QEMU10#"$MK_QEMU10_DIR"}" --version | head -n 1
+	mv "$tmp" "$MK_QEMU10_DIR"
 	rm -rf "$apt"
-	"$MK_QEMU10" --version | head -n 1
 fi
