@@ -41,8 +41,9 @@
 # memory trace does not see).  The instance is judged as without it.
 #
 # With --lifecycle the host's init is qemu/init/lifecycle.c: it starts
-# and stops instances on CPU 1 over and over and checks the stop calls;
-# this script then counts the graceful stops on the instance's console.
+# and stops instances on CPU 1 (and CPU 3 every other pair) over and over
+# and checks the stop calls; this script then counts the graceful stops
+# on the instance's console.
 # There is no trace of device accesses: CPU 1 changes hands every cycle.
 #
 # --bench tests nothing: it hands the same kernels and initramfs images to
@@ -129,7 +130,7 @@ if [ "$mode" = lifecycle ]; then
 	# lifecycle.c has the host's own kernel, with LKDTM, panic as an
 	# instance
 	MK_EXPECT_INSTANCE_PANIC=dumptest \
-	MK_QEMU_SMP=3 MK_QEMU_TTYS1=1 MK_LOGDIR=$logdir "$here/run.sh" "$name" \
+	MK_QEMU_SMP=4 MK_QEMU_TTYS1=1 MK_LOGDIR=$logdir "$here/run.sh" "$name" \
 		"$kbuild/arch/x86/boot/bzImage" "$logdir/$name.cpio" \
 		"mktoken=$token multikernel_pool=128M" || rc=$?
 	[ "$rc" = 0 ] || failed=1
@@ -142,6 +143,7 @@ if [ "$mode" = lifecycle ]; then
 	else
 		fail user_space_told "${got:-0} poweroffs on the instance's console for ${want:-no} graceful stops"
 	fi
+
 	# The host relocated the kernel it decompressed to a random address,
 	# never its link address, unless its command line said nokaslr
 	link=$(awk '$3 == "_text" { print $1 }' "$kbuild/System.map")

@@ -19,7 +19,8 @@
  * host's ring takes them.  Before it sends back a message of type
  * FILL_TYPE it writes the message's payload at the start of every page of
  * FILL_SIZE bytes of its memory, which it keeps; before one of type
- * HOLD_TYPE it makes its next poweroff hang; after one of type
+ * HOLD_TYPE it makes its next poweroff hang; one of type CPUS_TYPE it
+ * answers with the number of its online CPUs, in decimal; after one of type
  * CRASH_TYPE it writes the message's text (PANIC, HARDLOCKUP) to LKDTM's
  * provoke-crash/DIRECT, in a kernel built with it.
  *
@@ -54,6 +55,7 @@
 #define FILL_TYPE	4
 #define HOLD_TYPE	5
 #define CRASH_TYPE	6
+#define CPUS_TYPE	7
 #define FILL_SIZE	(8UL << 20)
 #define HOLD_FILE	"/tmp/poweroff-held"
 
@@ -161,6 +163,11 @@ static void echo_service(void)
 			fill(msg.data, msg.len);
 		if (msg.type == HOLD_TYPE)
 			close(open(HOLD_FILE, O_CREAT | O_WRONLY, 0644));
+		if (msg.type == CPUS_TYPE)
+			n = MULTIKERNEL_MSG_HDR_SIZE +
+			    (msg.len = snprintf((char *)msg.data,
+						sizeof(msg.data), "%ld",
+						sysconf(_SC_NPROCESSORS_ONLN)));
 		msg.peer = MULTIKERNEL_HOST_ID;
 		/* A full ring to the host: wait until the host reads */
 		while (write(fd, &msg, n) < 0) {

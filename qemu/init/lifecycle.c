@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Init of the lifecycle test (qemu/spawn.sh --lifecycle): a host on three
+ * Init of the lifecycle test (qemu/spawn.sh --lifecycle): a host on four
  * CPUs runs instances on CPU 1 one after the other and checks each step.
  *
  *   - CYCLES cycles of load, start, READY, stop, CPU 1 online with a
  *     thread on it, CPU 1 offline and unload, the stops graceful (the
  *     instance's kernel shuts down and tells its user space) and forced
- *     in turn; the medians of each step are reported;
+ *     in turn; every other pair of cycles the instance has CPU 3 as well
+ *     (its user space must count two CPUs), which must come back the
+ *     same way; the medians of each step are reported;
  *   - nothing leaks: kmemleak, the slab total after the cycles within
  *     SLAB_SLACK_KB of what it was after the first, the whole pool free
  *     again (an instance of all of it loads), the host's online CPUs as
@@ -40,6 +42,7 @@
 #define SLAB_SLACK_KB	512
 #define POOL_MEM	(128ULL << 20)
 #define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
+#define CPU3_ONLINE	"/sys/devices/system/cpu/cpu3/online"
 #define CPUS_ONLINE	"/sys/devices/system/cpu/online"
 #define POOL_FIND	"/sys/kernel/debug/multikernel/pool_find"
 #define START_DELAY	"/sys/module/multikernel/parameters/test_start_delay_ms"
@@ -47,6 +50,7 @@
 #define FILL_TYPE	4
 #define HOLD_TYPE	5
 #define CRASH_TYPE	6
+#define CPUS_TYPE	7
 #define SYSFS_INSTANCE	"/sys/kernel/multikernel/instances/1/"
 /* The host notices a hang within MK_HANG_MS + MK_WATCH_MS */
 #define HANG_NOTICE_S	2.5
@@ -54,6 +58,8 @@
 static const char *token;
 /* Graceful stops that reached the instance's user space */
 static int graceful;
+/* Cycles that gave the instance CPUs 1 and 3 */
+static int two_cpus;
 
 static double now(void)
 {
@@ -102,20 +108,22 @@ static bool wait_state(unsigned int id, const char *want, int ms)
 	return true;
 }
 
+/* Instance @id on @cpus ("1" or "1,3"), starting on CPU 1 */
 static int load_kernel(unsigned int id, const char *mem,
-		       const char *append, const char *kernel)
+		       const char *append, const char *kernel,
+		       const char *cpus)
 {
 	char idstr[8];
 
 	snprintf(idstr, sizeof(idstr), "%u", id);
 	return mk_tool((const char *const[]){ "multikernel", "load", "--id",
-		       idstr, "--cpu", "1", "--mem", mem, "--initrd",
+		       idstr, "--cpus", cpus, "--mem", mem, "--initrd",
 		       "/instance.cpio", "--append", append, kernel, NULL });
 }
 
 static int load(unsigned int id, const char *mem, const char *append)
 {
-	return load_kernel(id, mem, append, "/bzImage");
+	return load_kernel(id, mem, append, "/bzImage", "1");
 }
 
 /* Load instance 1 and start it on CPU 1: whether it said READY */
@@ -140,26 +148,27 @@ static bool load_and_start(const char *what, bool ready)
 	return true;
 }
 
-/* Bring CPU 1 back and run a process there, then take it offline again */
-static bool cpu1_round_trip(void)
+/* Bring CPU @cpu back and run a process there, then take it offline again */
+static bool cpu_round_trip(int cpu)
 {
+	const char *online = cpu == 1 ? CPU1_ONLINE : CPU3_ONLINE;
 	cpu_set_t set;
 	int status;
 	pid_t pid;
 
-	if (mk_write_file(CPU1_ONLINE, "1"))
+	if (mk_write_file(online, "1"))
 		return false;
 	pid = fork();
 	if (pid == 0) {
 		CPU_ZERO(&set);
-		CPU_SET(1, &set);
+		CPU_SET(cpu, &set);
 		_exit(sched_setaffinity(0, sizeof(set), &set) ||
-		      sched_getcpu() != 1);
+		      sched_getcpu() != cpu);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
 		return false;
-	return !mk_write_file(CPU1_ONLINE, "0");
+	return !mk_write_file(online, "0");
 }
 
 /* Instance 1 is stopped, and its stop said @want */
@@ -177,14 +186,18 @@ static void give_back(const char *what)
 	char name[64];
 
 	snprintf(name, sizeof(name), "cpu1_after_%s", what);
-	mk_result(name, cpu1_round_trip(), "CPU 1 did not come back: %s",
+	mk_result(name, cpu_round_trip(1), "CPU 1 did not come back: %s",
 		  strerror(errno));
 	snprintf(name, sizeof(name), "unload_after_%s", what);
 	EXPECT(name, mk_file_unload(1), 0, "instance 1 unloaded");
 }
 
-/* Send the instance's echo service a message; whether it came back */
-static bool instance_call(uint32_t type, const void *data, uint32_t len)
+/*
+ * Send the instance's echo service a message; whether it came back, in
+ * @reply if that is not NULL
+ */
+static bool instance_call(uint32_t type, const void *data, uint32_t len,
+			  struct multikernel_msg *reply)
 {
 	struct multikernel_msg msg = { .peer = 1, .type = type, .len = len };
 	struct pollfd pfd = { .events = POLLIN };
@@ -199,9 +212,23 @@ static bool instance_call(uint32_t type, const void *data, uint32_t len)
 	while (!ok && poll(&pfd, 1, 10000) > 0)
 		ok = read(pfd.fd, &msg, sizeof(msg)) > 0 && msg.peer == 1 &&
 		     msg.type == type;
+	if (ok && reply)
+		*reply = msg;
 out:
 	close(pfd.fd);
 	return ok;
+}
+
+/* The instance's online CPUs, as its user space counts them, or -1 */
+static long instance_cpus(void)
+{
+	struct multikernel_msg msg;
+
+	if (!instance_call(CPUS_TYPE, "", 0, &msg) ||
+	    msg.len >= sizeof(msg.data))
+		return -1;
+	msg.data[msg.len] = '\0';
+	return strtol((char *)msg.data, NULL, 10);
 }
 
 /* Pages of the pool that start with @marker, or -1 */
@@ -306,17 +333,18 @@ static void check_cycles(void)
 		.size = sizeof(all), .id = 2, .cpu = 1, .mem_size = POOL_MEM,
 	};
 	char append[64], marker[32], online[64];
-	long slab0 = 0, slab1, found = -1, left = -1;
+	long slab0 = 0, slab1, found = -1, left = -1, ncpus = -1;
 
 	snprintf(online, sizeof(online), "%s", mk_read_file(CPUS_ONLINE) ?: "");
 	pthread_create(&reader, NULL, sysfs_reader, NULL);
 	snprintf(marker, sizeof(marker), "mk-scrub-%s", token);
 	for (i = 0; i < CYCLES; i++) {
-		bool force = i % 2;
+		bool force = i % 2, two = i / 2 % 2;
 
 		snprintf(append, sizeof(append), "mktoken=%s-cycle%d", token, i);
 		t0 = now();
-		if (load(1, "64M", append))
+		if (load_kernel(1, "64M", append, "/bzImage",
+				two ? "1,3" : "1"))
 			break;
 		t1 = now();
 		t_load[i] = t1 - t0;
@@ -324,9 +352,14 @@ static void check_cycles(void)
 			break;
 		t_ready[i] = now() - t1;
 		/* Its user space is up: the echo service answers */
-		if (!instance_call(1, "ping", 4))
+		if (!instance_call(1, "ping", 4, NULL))
 			break;
-		if (!i && instance_call(FILL_TYPE, marker, strlen(marker)))
+		/* Its kernel brought up the CPUs it was given */
+		ncpus = instance_cpus();
+		if (ncpus != 1 + two)
+			break;
+		if (!i && instance_call(FILL_TYPE, marker, strlen(marker),
+					NULL))
 			found = pool_find(marker);
 		if (i == 1) {
 			char buf[32];
@@ -355,8 +388,9 @@ static void check_cycles(void)
 		graceful += !force;
 		if (!i)
 			left = pool_find(marker);
-		if (!cpu1_round_trip())
+		if (!cpu_round_trip(1) || (two && !cpu_round_trip(3)))
 			break;
+		two_cpus += two;
 		t0 = now();
 		t_online[i] = t0 - t1;
 		if (mk_file_unload(1))
@@ -379,9 +413,12 @@ static void check_cycles(void)
 		  "poll() of the state file: revents %#x after %.1f s",
 		  sp.revents, sp.took);
 	mk_result("lifecycle_cycles", cycles == CYCLES,
-		  "cycle %d of %d failed: instance 1 is %s, CPU 1 online: %s, stop result %u",
-		  cycles + 1, CYCLES, state_of(1),
+		  "cycle %d of %d failed: instance 1 is %s with %ld CPUs, CPU 1 online: %s, stop result %u",
+		  cycles + 1, CYCLES, state_of(1), ncpus,
 		  mk_read_file(CPU1_ONLINE) ?: "?", result);
+	mk_result("lifecycle_two_cpus", two_cpus == CYCLES / 2,
+		  "%d of %d cycles ran an instance on CPUs 1 and 3", two_cpus,
+		  CYCLES);
 	mk_result("scrub_marker_seen", found >= 2048,
 		  "%ld pages of the pool start with the instance's marker, want 2048 or more",
 		  found);
@@ -452,7 +489,7 @@ static bool begin_waiting_stop(const char *what, struct call *c)
 	if (!load_and_start(what, true))
 		return false;
 	snprintf(name, sizeof(name), "%s_held", what);
-	mk_result(name, instance_call(HOLD_TYPE, "", 0),
+	mk_result(name, instance_call(HOLD_TYPE, "", 0, NULL),
 		  "the instance's echo service did not answer");
 	c->flags = 0;
 	c->timeout_ms = 60000;
@@ -489,7 +526,7 @@ static void check_bad_stops(void)
 		  state_of(1));
 
 	/* A graceful stop its user space holds up times out, forced */
-	mk_result("hold_poweroff", instance_call(HOLD_TYPE, "", 0),
+	mk_result("hold_poweroff", instance_call(HOLD_TYPE, "", 0, NULL),
 		  "the instance's echo service did not answer");
 	t0 = now();
 	EXPECT("stop_graceful_timeout", mk_stop_instance(1, 0, 1500, &result),
@@ -603,7 +640,7 @@ static void check_update(void)
 	EXPECT("stop_updated", mk_stop_instance(2, 0, 0, NULL), 0,
 	       "instance 2 shut down: stopped");
 	graceful += 2;
-	cpu1_round_trip();
+	cpu_round_trip(1);
 	EXPECT("unload_updated", mk_file_unload(2), 0, "instance 2 unloaded");
 }
 
@@ -622,16 +659,16 @@ static bool crash_instance(const char *how, const char *state,
 	/* panic=0: it stays crashed, rather than park its CPU itself */
 	snprintf(append, sizeof(append), "mktoken=%s-%s panic=0%s", token, how,
 		 nokaslr ? " nokaslr" : "");
-	if (load_kernel(1, "64M", append, "/bzImage-host") ||
+	if (load_kernel(1, "64M", append, "/bzImage-host", "1") ||
 	    mk_start_instance(1, 1) || !wait_state(1, "running", 30000) ||
-	    !instance_call(1, "ping", 4)) {
+	    !instance_call(1, "ping", 4, NULL)) {
 		mk_result(state, 0, "instance 1 did not come up: %s",
 			  state_of(1));
 		return false;
 	}
 	mk_kmsg_mark();
 	t0 = now();
-	if (!instance_call(CRASH_TYPE, how, strlen(how))) {
+	if (!instance_call(CRASH_TYPE, how, strlen(how), NULL)) {
 		mk_result(state, 0, "the instance's echo service did not answer");
 		return false;
 	}
@@ -683,12 +720,13 @@ static void check_crash_and_hang(void)
 	}
 	/* Restarted after a crash, it runs */
 	if (load_and_start("restart_after_crash", true)) {
-		mk_result("restart_after_crash", instance_call(1, "ping", 4),
+		mk_result("restart_after_crash",
+			  instance_call(1, "ping", 4, NULL),
 			  "the restarted instance does not answer");
 		EXPECT("stop_restarted", mk_stop_instance(1, 0, 0, NULL), 0,
 		       "instance 1 shut down: stopped");
 		graceful++;
-		cpu1_round_trip();
+		cpu_round_trip(1);
 		EXPECT("unload_restarted", mk_file_unload(1), 0,
 		       "instance 1 unloaded");
 	}
@@ -722,9 +760,11 @@ int main(void)
 	mkdir("/sys/kernel/debug", 0755);
 	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 
-	printf("$ echo 0 > %s\n", CPU1_ONLINE);
+	printf("$ echo 0 > %s %s\n", CPU1_ONLINE, CPU3_ONLINE);
 	mk_result("offline_cpu1", !mk_write_file(CPU1_ONLINE, "0"),
 		  "cannot take CPU 1 offline: %s", strerror(errno));
+	mk_result("offline_cpu3", !mk_write_file(CPU3_ONLINE, "0"),
+		  "cannot take CPU 3 offline: %s", strerror(errno));
 	check_cycles();
 	check_bad_stops();
 	check_update();
