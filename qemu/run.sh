@@ -15,6 +15,9 @@
 # rest) and is left unconnected otherwise.  QEMU's own messages go to
 # NAME.qemu.err.
 #
+# With MK_QEMU_TTY=1 the first serial port is also this terminal, both
+# ways (qemu/console.sh runs this in tmux and types into it).
+#
 # Environment: MK_LOGDIR (where NAME.log goes), MK_QEMU (the QEMU binary,
 # qemu-system-x86_64), MK_QEMU_MACHINE (more QEMU options, split at
 # spaces: a machine and its devices), MK_QEMU_SMP (2),
@@ -65,6 +68,15 @@ if [ -n "${MK_QEMU_IOTRACE:-}" ]; then
 	trace=(-trace 'memory_region_ops_*' -D "$fifo" -msg timestamp=on)
 fi
 
+# The first serial port: the log, and with MK_QEMU_TTY=1 the terminal
+console=(-serial "file:$log.raw")
+stdin=/dev/null stdout=/dev/null
+if [ "${MK_QEMU_TTY:-0}" = 1 ]; then
+	console=(-chardev "stdio,id=ttyS0,signal=off,logfile=$log.raw"
+		 -serial chardev:ttyS0)
+	stdin=/dev/tty stdout=/dev/tty
+fi
+
 failed=0
 pass() { echo "PASS $name:$1"; }
 fail() { echo "FAIL $name:$1: $2"; failed=1; }
@@ -76,11 +88,11 @@ timeout --foreground "${MK_QEMU_TIMEOUT:-180}" \
 	"${MK_QEMU:-qemu-system-x86_64}" -accel tcg "${machine[@]}" \
 		-cpu "${MK_QEMU_CPU:-max}" -m "${MK_QEMU_MEM:-1G}" \
 		-smp "${MK_QEMU_SMP:-2}" -nographic -no-reboot \
-		-monitor none -display none -serial "file:$log.raw" \
+		-monitor none -display none "${console[@]}" \
 		-serial "$serial1" -serial "file:$results.raw" \
 		-kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 $cmdline" "${trace[@]}" \
-		</dev/null >/dev/null 2>"$logdir/$name.qemu.err"
+		<"$stdin" >"$stdout" 2>"$logdir/$name.qemu.err"
 rc=$?
 set -e
 if [ -n "${MK_QEMU_IOTRACE:-}" ]; then

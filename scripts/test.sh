@@ -30,6 +30,11 @@
 #   lifecycle  20 cycles of load, start, stop (graceful and forced), CPU
 #           back, unload, with leak checks, the scrub of instance memory
 #           and the stop call's refusals (qemu/init/lifecycle.c)
+#   console the host starts its own bzImage as an instance without a UART,
+#           its console over messages: tmux types "multikernel console"
+#           and a command for the instance's shell into the host's
+#           terminal, reads the answer, detaches; the console is read
+#           after the instance's crash (qemu/console.sh)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -123,6 +128,8 @@ if build host $MK_HOST_CONFIG; then
 	fi
 	MK_LOGDIR=$logs step boot-spawn-kdump "$MK_REPO/qemu/spawn.sh" \
 		--kdump "$MK_BUILD/host" spawn-kdump
+	MK_LOGDIR=$logs step boot-console "$MK_REPO/qemu/console.sh" \
+		"$MK_BUILD/host" console
 fi
 if build nomk base small; then
 	step boot-nomk boot nomk "$MK_BUILD/nomk" "mktest=nomk $pool"

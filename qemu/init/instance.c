@@ -29,6 +29,10 @@
  * syncs and powers off, or after a HOLD_TYPE message says "poweroff held"
  * and sleeps.
  *
+ * With mkshell=1 on its command line (qemu/console.sh) it runs a shell,
+ * "mk1# ", on hvc0, the console the host reaches over messages
+ * (MKINSTANCE: shell on hvc0), and does not tick.
+ *
  * Booted as a crash kernel (qemu/spawn.sh's kdump mode), its console is
  * the first serial port, and mkpoweroff=N powers the machine off N
  * seconds after the init started; it leaves the marker 'C' in the
@@ -44,6 +48,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/mman.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -233,6 +238,18 @@ static void run_on_each_cpu(long cpus)
 	}
 }
 
+/* A shell on hvc0 (major 229) */
+static void shell(void)
+{
+	if (mknod("/dev/hvc0", S_IFCHR | 0600, makedev(229, 0)) &&
+	    errno != EEXIST) {
+		printf("MKINSTANCE: no /dev/hvc0: %s\n", strerror(errno));
+		return;
+	}
+	printf("MKINSTANCE: shell on hvc0\n");
+	mk_spawn_shell("/dev/hvc0", "mk1# ");
+}
+
 int main(int argc __attribute__((unused)), char **argv)
 {
 	const char *token = getenv("mktoken"), *off = getenv("mkpoweroff");
@@ -261,6 +278,11 @@ int main(int argc __attribute__((unused)), char **argv)
 	run_on_each_cpu(sysconf(_SC_NPROCESSORS_ONLN));
 	if (!off && fork() == 0)
 		echo_service();
+	if (getenv("mkshell")) {
+		shell();
+		for (;;)
+			pause();
+	}
 
 	for (n = 0;; n++) {
 		clock_gettime(CLOCK_MONOTONIC, &ts);

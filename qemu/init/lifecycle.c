@@ -82,32 +82,6 @@ static double median(double *v, int n)
 	return n ? v[n / 2] : 0;
 }
 
-/* Instance @id's state in /proc/multikernel, "" if it is not listed */
-static const char *state_of(unsigned int id)
-{
-	static char state[16];
-	char *text = mk_read_file("/proc/multikernel"), *line, *save;
-	unsigned int lid;
-
-	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "%u %*s %15s", &lid, state) == 2 && lid == id)
-			return state;
-	state[0] = '\0';
-	return state;
-}
-
-/* Whether instance @id is @want within @ms */
-static bool wait_state(unsigned int id, const char *want, int ms)
-{
-	for (; strcmp(state_of(id), want); ms -= 20) {
-		if (ms <= 0)
-			return false;
-		usleep(20000);
-	}
-	return true;
-}
-
 /* Instance @id on @cpus ("1" or "1,3"), starting on CPU 1 */
 static int load_kernel(unsigned int id, const char *mem,
 		       const char *append, const char *kernel,
@@ -140,9 +114,9 @@ static bool load_and_start(const char *what, bool ready)
 		mk_result(what, 0, "start: %s", strerror(errno));
 		return false;
 	}
-	if (ready && !wait_state(1, "running", 20000)) {
+	if (ready && !mk_wait_state(1, "running", 20000)) {
 		mk_result(what, 0, "instance 1 is %s 20 s after its start",
-			  state_of(1));
+			  mk_state_of(1));
 		return false;
 	}
 	return true;
@@ -175,9 +149,9 @@ static bool cpu_round_trip(int cpu)
 static void check_stopped(const char *name, unsigned int result,
 			  unsigned int want)
 {
-	mk_result(name, result == want && !strcmp(state_of(1), "stopped"),
+	mk_result(name, result == want && !strcmp(mk_state_of(1), "stopped"),
 		  "result %u, want %u; instance 1 is %s", result, want,
-		  state_of(1));
+		  mk_state_of(1));
 }
 
 /* After instance 1's stop (@what): its CPU comes back, and it unloads */
@@ -348,7 +322,7 @@ static void check_cycles(void)
 			break;
 		t1 = now();
 		t_load[i] = t1 - t0;
-		if (mk_start_instance(1, 1) || !wait_state(1, "running", 20000))
+		if (mk_start_instance(1, 1) || !mk_wait_state(1, "running", 20000))
 			break;
 		t_ready[i] = now() - t1;
 		/* Its user space is up: the echo service answers */
@@ -375,7 +349,7 @@ static void check_cycles(void)
 		t0 = now();
 		if (mk_stop_instance(1, force ? MULTIKERNEL_STOP_FORCE : 0, 0,
 				     &result) ||
-		    strcmp(state_of(1), "stopped") ||
+		    strcmp(mk_state_of(1), "stopped") ||
 		    result != (force ? MULTIKERNEL_STOPPED_FORCED :
 				       MULTIKERNEL_STOPPED_SHUT_DOWN))
 			break;
@@ -414,7 +388,7 @@ static void check_cycles(void)
 		  sp.revents, sp.took);
 	mk_result("lifecycle_cycles", cycles == CYCLES,
 		  "cycle %d of %d failed: instance 1 is %s with %ld CPUs, CPU 1 online: %s, stop result %u",
-		  cycles + 1, CYCLES, state_of(1), ncpus,
+		  cycles + 1, CYCLES, mk_state_of(1), ncpus,
 		  mk_read_file(CPU1_ONLINE) ?: "?", result);
 	mk_result("lifecycle_two_cpus", two_cpus == CYCLES / 2,
 		  "%d of %d cycles ran an instance on CPUs 1 and 3", two_cpus,
@@ -495,7 +469,7 @@ static bool begin_waiting_stop(const char *what, struct call *c)
 	c->timeout_ms = 60000;
 	mk_kmsg_mark();
 	pthread_create(&c->thread, NULL, stop_thread, c);
-	wait_state(1, "stopping", 2000);
+	mk_wait_state(1, "stopping", 2000);
 	usleep(300000);
 	return true;
 }
@@ -521,9 +495,9 @@ static void check_bad_stops(void)
 	pthread_join(c.thread, NULL);
 	mk_write_file(START_DELAY, "0");
 	mk_result("start_after_stop_refused", c.ret == 0 &&
-		  wait_state(1, "running", 20000),
+		  mk_wait_state(1, "running", 20000),
 		  "start: %s, instance 1 is %s", c.ret ? strerror(c.err) : "0",
-		  state_of(1));
+		  mk_state_of(1));
 
 	/* A graceful stop its user space holds up times out, forced */
 	mk_result("hold_poweroff", instance_call(HOLD_TYPE, "", 0, NULL),
@@ -532,10 +506,10 @@ static void check_bad_stops(void)
 	EXPECT("stop_graceful_timeout", mk_stop_instance(1, 0, 1500, &result),
 	       0, "instance 1 did not shut down in 1500 ms: forcing");
 	mk_result("stop_timeout_waited", now() - t0 >= 1.4 &&
-		  !strcmp(state_of(1), "stopped") &&
+		  !strcmp(mk_state_of(1), "stopped") &&
 		  result == MULTIKERNEL_STOPPED_FORCED,
 		  "the stop returned after %.2f s, instance 1 is %s, result %u",
-		  now() - t0, state_of(1), result);
+		  now() - t0, mk_state_of(1), result);
 	EXPECT("stop_stopped", mk_stop_instance(1, 0, 0, NULL), EALREADY,
 	       "stop: instance 1 is stopped");
 	EXPECT("start_stopped", mk_start_instance(1, 1), EBUSY,
@@ -545,8 +519,8 @@ static void check_bad_stops(void)
 	/* While a graceful stop waits */
 	if (!begin_waiting_stop("stop_races", &c))
 		return;
-	mk_result("stop_waits", !strcmp(state_of(1), "stopping"),
-		  "instance 1 is %s", state_of(1));
+	mk_result("stop_waits", !strcmp(mk_state_of(1), "stopping"),
+		  "instance 1 is %s", mk_state_of(1));
 	EXPECT("stop_twice", mk_stop_instance(1, 0, 0, NULL), EBUSY,
 	       "stop: instance 1 is stopping");
 	EXPECT("unload_stopping", mk_file_unload(1), EBUSY,
@@ -572,8 +546,8 @@ static void check_bad_stops(void)
 	pthread_join(c.thread, NULL);
 	mk_expect_logged("stop_interrupted", c.ret, c.err, EINTR,
 			 "instance 1: the caller was interrupted: it stays stopping");
-	mk_result("stop_interrupted_stays", !strcmp(state_of(1), "stopping"),
-		  "instance 1 is %s", state_of(1));
+	mk_result("stop_interrupted_stays", !strcmp(mk_state_of(1), "stopping"),
+		  "instance 1 is %s", mk_state_of(1));
 	EXPECT("stop_after_interrupt",
 	       mk_stop_instance(1, MULTIKERNEL_STOP_FORCE, 0, NULL), 0,
 	       "instance 1 forced: stopped, CPU 1 is free");
@@ -627,16 +601,16 @@ static void check_update(void)
 		     "1", "--new-id", "2", "--mem", "64M", "--initrd",
 		     "/instance.cpio", "--append", "mktoken=updated",
 		     "/bzImage", NULL });
-	mk_result("update", ok == 0 && wait_state(2, "running", 20000) &&
+	mk_result("update", ok == 0 && mk_wait_state(2, "running", 20000) &&
 		  echoes(2) && access("/sys/kernel/multikernel/instances/1",
 				      F_OK),
 		  "multikernel update exited %d; instance 2 is %s, instance 1 %s",
-		  ok, state_of(2), state_of(1)[0] ? state_of(1) : "gone");
+		  ok, mk_state_of(2), mk_state_of(1)[0] ? mk_state_of(1) : "gone");
 	ok = mk_tool((const char *const[]){ "multikernel", "update", "--id",
 		     "9", "--new-id", "3", "--mem", "64M", "/bzImage", NULL });
-	mk_result("update_unknown", ok == 1 && state_of(3)[0] == '\0',
+	mk_result("update_unknown", ok == 1 && mk_state_of(3)[0] == '\0',
 		  "multikernel update of no instance exited %d, instance 3 is %s",
-		  ok, state_of(3));
+		  ok, mk_state_of(3));
 	EXPECT("stop_updated", mk_stop_instance(2, 0, 0, NULL), 0,
 	       "instance 2 shut down: stopped");
 	graceful += 2;
@@ -660,10 +634,10 @@ static bool crash_instance(const char *how, const char *state,
 	snprintf(append, sizeof(append), "mktoken=%s-%s panic=0%s", token, how,
 		 nokaslr ? " nokaslr" : "");
 	if (load_kernel(1, "64M", append, "/bzImage-host", "1") ||
-	    mk_start_instance(1, 1) || !wait_state(1, "running", 30000) ||
+	    mk_start_instance(1, 1) || !mk_wait_state(1, "running", 30000) ||
 	    !instance_call(1, "ping", 4, NULL)) {
 		mk_result(state, 0, "instance 1 did not come up: %s",
-			  state_of(1));
+			  mk_state_of(1));
 		return false;
 	}
 	mk_kmsg_mark();
@@ -672,11 +646,11 @@ static bool crash_instance(const char *how, const char *state,
 		mk_result(state, 0, "the instance's echo service did not answer");
 		return false;
 	}
-	wait_state(1, state, (within + 5) * 1000);
+	mk_wait_state(1, state, (within + 5) * 1000);
 	*took = now() - t0;
-	mk_result(state, !strcmp(state_of(1), state) && *took <= within,
+	mk_result(state, !strcmp(mk_state_of(1), state) && *took <= within,
 		  "instance 1 is %s %.1f s after %s, want %s within %.1f s",
-		  state_of(1), *took, how, state, within);
+		  mk_state_of(1), *took, how, state, within);
 	return true;
 }
 

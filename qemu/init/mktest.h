@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/io.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -213,6 +214,58 @@ static void mk_check_kmemleak(void)
 	report = mk_read_file("/sys/kernel/debug/kmemleak");
 	mk_result("kmemleak_clean", report && !strstr(report, "unreferenced"),
 		  "%s", report ? report : "cannot read kmemleak");
+}
+
+/* Instance @id's state in /proc/multikernel, "" if it is not listed */
+static const char *mk_state_of(unsigned int id)
+{
+	static char state[16];
+	char *text = mk_read_file("/proc/multikernel"), *line, *save;
+	unsigned int lid;
+
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%u %*s %15s", &lid, state) == 2 && lid == id)
+			return state;
+	state[0] = '\0';
+	return state;
+}
+
+/* Whether instance @id is @want within @ms */
+static bool mk_wait_state(unsigned int id, const char *want, int ms)
+{
+	for (; strcmp(mk_state_of(id), want); ms -= 20) {
+		if (ms <= 0)
+			return false;
+		usleep(20000);
+	}
+	return true;
+}
+
+/*
+ * A child that runs busybox's /bin/sh on @tty, its controlling terminal,
+ * with prompt @prompt; its pid, or -1.
+ */
+static pid_t mk_spawn_shell(const char *tty, const char *prompt)
+{
+	pid_t pid = fork();
+	int fd;
+
+	if (pid)
+		return pid;
+	setsid();
+	fd = open(tty, O_RDWR);
+	if (fd < 0 || ioctl(fd, TIOCSCTTY, 0)) {
+		printf("MKTEST: shell: %s: %s\n", tty, strerror(errno));
+		_exit(127);
+	}
+	dup2(fd, 0);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	setenv("PS1", prompt, 1);
+	setenv("PATH", "/bin", 1);
+	execl("/bin/sh", "sh", NULL);
+	_exit(127);
 }
 
 /* Print the closing line */
