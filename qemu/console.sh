@@ -118,8 +118,8 @@ run() {
 	keys 'sleep 600' Enter
 	sleep 2
 	keys C-c
-	keys 'echo "after-$((2+3))"' Enter
-	expect interrupt '^after-5' 30
+	keys 'echo "after-$(grep -c mkshell /proc/cmdline)-$((2+3))"' Enter
+	expect interrupt '^after-1-5' 30
 	keys C-]
 	expect detached 'detached from instance 1' 20 || return 0
 	keys 'echo "host-$(grep -c mkshell /proc/cmdline)-$((5*5))"' Enter
