@@ -182,6 +182,8 @@ expect_line instance_banner "$ilog" "^\(\[[ 0-9.]*\] \)\?Linux version" \
 	"no kernel banner on the second serial port ($ilog)"
 expect_line instance_token "$ilog" "MKINSTANCE: token=$token\$" \
 	"the instance's init did not print token $token"
+expect_line instance_no_shorthand "$ilog" "IPI shorthand broadcast: disabled" \
+	"the instance does not say its IPI shorthand is off"
 # Its CPUs: CPU n of the instance is the host's CPU (APIC id) apics[n]
 if [ "$mode" = segments ]; then
 	apics=(1)
