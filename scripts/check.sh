@@ -12,6 +12,9 @@
 #   kconfig     CONFIG_MULTIKERNEL=n (base and small: kexec on) builds with
 #               no multikernel symbol or section, and with the same symbols
 #               as the unpatched tree in that configuration; =y builds
+#   docs        Documentation/multikernel.rst parses without a docutils
+#               warning; kernel-doc -Wall finds nothing in the C files and
+#               headers the series adds
 #
 # Prints "PASS check:NAME" or "FAIL check:NAME: why" lines; exits 1 on a
 # failure.  Needs the worktree on the exported topic branch (make rebase).
@@ -85,6 +88,32 @@ else
 fi
 echo "INFO checkpatch: $cp_errors errors, $cp_warnings warnings, $cp_checks checks"
 grep -E '^CHECK:' "$out/checkpatch.log" | sed 's/^/INFO   /' || true
+
+# --- documentation ------------------------------------------------------
+# Debian's python3 (python3-docutils), as for checkpatch
+if docs=$(/usr/bin/python3 - "$MK_REPO/Documentation/multikernel.rst" 2>&1 <<'EOF'
+import io, sys
+import docutils.core
+err = io.StringIO()
+docutils.core.publish_doctree(open(sys.argv[1]).read(),
+                              source_path=sys.argv[1],
+                              settings_overrides={"warning_stream": err,
+                                                  "report_level": 2})
+sys.stdout.write(err.getvalue())
+EOF
+) && [ -z "$docs" ]; then
+	pass docs_rst
+else
+	fail docs_rst "Documentation/multikernel.rst: $(echo "$docs" | head -n 3)"
+fi
+mapfile -t added < <(wt diff --name-only --diff-filter=A "$MK_BASE_BRANCH" \
+	"$topic" -- '*.c' '*.h' ':!tools/')
+kdoc=$(cd "$MK_WORKTREE" && perl scripts/kernel-doc -none -Wall "${added[@]}" 2>&1)
+if [ -z "$kdoc" ]; then
+	pass kernel_doc
+else
+	fail kernel_doc "$(echo "$kdoc" | head -n 3)"
+fi
 
 # --- coccinelle ---------------------------------------------------------
 # Single-threaded, so it runs in the background beside the bisect build,
