@@ -60,7 +60,9 @@ static bool console_shows(const char *path, const char *text, int ms)
 
 static void check_before_start(void)
 {
+	char path[32], name[32];
 	struct stat st = { 0 };
+	unsigned int minor;
 	long ret;
 	int fd;
 
@@ -71,6 +73,20 @@ static void check_before_start(void)
 	fd = open("/dev/mkcon2", O_RDWR);
 	mk_result("console_node_only_loaded", fd < 0 && errno == ENOENT,
 		  "/dev/mkcon2 without instance 2: %s", strerror(errno));
+	/* A node made by hand for the host's id (0) or an id not loaded */
+	for (minor = 0; minor <= 2; minor += 2) {
+		snprintf(path, sizeof(path), "/tmp/mkcon-minor%u", minor);
+		errno = 0;
+		fd = -1;
+		if (!mknod(path, S_IFCHR | 0600,
+			   makedev(major(st.st_rdev), minor)))
+			fd = open(path, O_RDWR);
+		snprintf(name, sizeof(name), "console_minor%u_refused", minor);
+		mk_result(name, fd < 0 && errno == ENODEV, "%s: %s", path,
+			  fd < 0 ? strerror(errno) : "opened");
+		if (fd >= 0)
+			close(fd);
+	}
 	fd = open(CONSOLE, O_RDWR | O_NONBLOCK);
 	mk_result("console_open", fd >= 0, "%s: %s", CONSOLE,
 		  strerror(errno));
