@@ -11,21 +11,24 @@ line on this side as it arrives:
 
   cold   QEMU with one CPU and the instance's memory boots the instance
          kernel and initramfs itself: from QEMU's start to the init's
-         "MKINSTANCE: token=" line on ttyS0.  SeaBIOS's "Booting from ROM",
-         the kernel's "Linux version" (earlyprintk=serial) and its "Run
-         /init" split that into firmware, loading and decompressing, the
-         kernel's boot, and init's start.
+         "MKINSTANCE: token=" line on ttyS0.
   spawn  the host (qemu/init/spawn.c with mkspawn=bench) loads the same
          kernel and initramfs as instance 1 and starts it: from the
          host's "$ multikernel start" line on ttyS0 to the instance's
-         "MKINSTANCE: token=" line on ttyS1.  The host kernel's "starting"
-         and "started" lines (ttyS0) and the instance kernel's first line,
-         its "Linux version" and its "Run /init" (ttyS1) split that into
-         the tool, the start call (its RCU grace period, INIT and STARTUP,
-         the trampoline), the kernel's first steps until its console prints
-         what it logged (the host decompressed it at load), the
-         kernel's boot, and init's start; the host's "ready" line says
+         "MKINSTANCE: token=" line on ttyS1; the host's "ready" line says
          when the instance's kernel said READY.
+
+Lines the kernels print on the way split them into phases: the cold
+boot's firmware (SeaBIOS's "Booting from ROM") and its loading and
+decompressing (the banner, earlyprintk=serial); the spawn's tool and
+start call (the host kernel's "starting" and "started" lines: its RCU
+grace period, INIT and STARTUP, the trampoline); then for both the
+kernel's first steps until its console is registered (the instance has
+no early console: what it logged before comes out at once then, and the
+host decompressed it at load), the patching of alternatives ("Freeing SMP
+alternatives memory"), the initcalls up to the late one that marks
+sched_clock stable, the freeing of init memory, the rest up to "Run
+/init", and init's start to its line.
 
 Each phase is printed as the median of its rounds, the spawn's next to
 the cold boot's where both have it.
@@ -135,31 +138,37 @@ def main():
     a = ap.parse_args()
 
     rom, banner = b"Booting from ROM", b"Linux version"
+    console, alt = b"printk: legacy console [ttyS", \
+        b"Freeing SMP alternatives memory"
+    stable = b"sched_clock: Marking stable"
+    initmem = b"Freeing unused kernel image (initmem)"
     run_init = b"Run /init as init process"
     start = b"$ multikernel start"
     starting = b"multikernel: instance 1 starting on CPU"
     started = b"multikernel: instance 1 started on CPU"
-    first = b"multikernel instance: instance 1"
     ready = b"multikernel: instance 1 ready"
-    # (name, from, to): stamps as (port, text); None is QEMU's start
-    cold_phases = [("firmware (SeaBIOS, option ROMs)", None, (0, rom)),
-                   ("loading, decompressing, to the banner", (0, rom),
-                    (0, banner)),
-                   ("banner to init", (0, banner), (0, run_init)),
-                   ("init to its line", (0, run_init), (0, MARKER))]
-    spawn_phases = [("the tool", (0, start), (0, starting)),
-                    ("start call: grace period, INIT/STARTUP, trampoline",
-                     (0, starting), (0, started)),
-                    ("the kernel's first steps, to its console",
-                     (0, started), (1, first)),
-                    ("first line to the banner", (1, first), (1, banner)),
-                    ("banner to init", (1, banner), (1, run_init)),
-                    ("init to its line", (1, run_init), (1, MARKER))]
+    # (name, spawn's (from, to), cold's): stamps as (port, text), None
+    # for QEMU's start; the instance kernel prints on port 1
+    phases = [("firmware (SeaBIOS, option ROMs)", None, (None, (0, rom))),
+              ("the tool", ((0, start), (0, starting)), None),
+              ("start call: grace period, INIT/STARTUP, trampoline",
+               ((0, starting), (0, started)), None),
+              ("loading, decompressing, to the banner", None,
+               ((0, rom), (0, banner))),
+              ("the kernel's first steps, to its console",
+               ((0, started), (1, console)), ((0, banner), (0, console)))]
+    steps = [("console to alternatives patched", console, alt),
+             ("to the last initcall (sched_clock stable)", alt, stable),
+             ("freeing init memory", stable, initmem),
+             ("to Run /init", initmem, run_init),
+             ("init to its line", run_init, MARKER)]
+    phases += [(name, ((1, frm), (1, to)), ((0, frm), (0, to)))
+               for name, frm, to in steps]
     cold, spawn, ready_at = [], [], []
-    cold_ph = {p[0]: [] for p in cold_phases}
-    spawn_ph = {p[0]: [] for p in spawn_phases}
+    ph = {p[0]: ([], []) for p in phases}
     for n in range(a.runs):
-        want = [(0, rom), (0, banner), (0, run_init), (0, MARKER)]
+        want = [(0, t) for t in (rom, banner, console, alt, stable, initmem,
+                                 run_init, MARKER)]
         t0, seen = boot(["-smp", "1", "-m", "64M",
                          "-kernel", a.instance_bzimage,
                          "-initrd", a.instance_cpio, "-append",
@@ -168,40 +177,35 @@ def main():
         seen[None] = t0
         cold.append(seen[(0, MARKER)] - t0)
         cold_banner = seen[(0, banner)] - t0
-        for name, frm, to in cold_phases:
-            cold_ph[name].append(seen[to] - seen[frm])
 
-        want = [(0, start), (0, starting), (0, started), (1, first),
-                (1, banner), (1, run_init), (1, MARKER), (0, ready)]
-        _, seen = boot(["-smp", "3", "-m", "1G",
-                        "-kernel", a.host_bzimage, "-initrd", a.spawn_cpio,
-                        "-append", "console=ttyS0 panic=-1 mkspawn=bench "
-                        "mktoken=spawn multikernel_pool=128M"],
-                       3, want)
-        spawn.append(seen[(1, MARKER)] - seen[(0, start)])
-        ready_at.append(seen[(0, ready)] - seen[(0, start)])
-        for name, frm, to in spawn_phases:
-            spawn_ph[name].append(seen[to] - seen[frm])
+        want = [(0, start), (0, starting), (0, started), (0, ready)] + \
+               [(1, t) for t in (banner, console, alt, stable, initmem,
+                                 run_init, MARKER)]
+        _, seen_s = boot(["-smp", "3", "-m", "1G",
+                          "-kernel", a.host_bzimage, "-initrd", a.spawn_cpio,
+                          "-append", "console=ttyS0 panic=-1 mkspawn=bench "
+                          "mktoken=spawn multikernel_pool=128M"],
+                         3, want)
+        spawn.append(seen_s[(1, MARKER)] - seen_s[(0, start)])
+        ready_at.append(seen_s[(0, ready)] - seen_s[(0, start)])
+        for name, sp, cp in phases:
+            for i, (stamps, at) in enumerate(((sp, seen_s), (cp, seen))):
+                if stamps:
+                    ph[name][i].append(at[stamps[1]] - at[stamps[0]])
         print("round %d: cold boot %.2f s (banner at %.2f s); spawn %.2f s "
               "(banner at %.2f s, READY at %.2f s)" %
               (n + 1, cold[-1], cold_banner, spawn[-1],
-               seen[(1, banner)] - seen[(0, start)], ready_at[-1]),
+               seen_s[(1, banner)] - seen_s[(0, start)], ready_at[-1]),
               flush=True)
 
     med = statistics.median
-    print("median of %d rounds, in seconds:" % a.runs)
-    print("  cold boot to init's line  %.3f" % med(cold))
-    for name, _, _ in cold_phases:
-        print("    %-52s %.3f" % (name, med(cold_ph[name])))
-    print("  spawn to init's line      %.3f  (READY at %.3f)" %
-          (med(spawn), med(ready_at)))
-    for name, _, _ in spawn_phases:
-        print("    %-52s %.3f" % (name, med(spawn_ph[name])))
-    print("  banner to init: spawn %.3f, cold %.3f; init to its line: "
-          "spawn %.3f, cold %.3f" %
-          (med(spawn_ph["banner to init"]), med(cold_ph["banner to init"]),
-           med(spawn_ph["init to its line"]),
-           med(cold_ph["init to its line"])))
+    print("median of %d rounds, in seconds:%s spawn   cold" %
+          (a.runs, " " * 26))
+    for name, _, _ in phases:
+        sp, cp = (("%.3f" % med(v)) if v else "--" for v in ph[name])
+        print("  %-52s %6s %6s" % (name, sp, cp))
+    print("  %-52s %6.3f %6.3f" % ("to init's line", med(spawn), med(cold)))
+    print("  the instance said READY at %.3f" % med(ready_at))
     print("spawn/cold ratio: %.2f (goal <= 0.50)" % (med(spawn) / med(cold)))
 
     # Messages: one more boot, host on CPUs 0 and 2, the instance on 1

@@ -184,6 +184,11 @@ expect_line instance_token "$ilog" "MKINSTANCE: token=$token\$" \
 	"the instance's init did not print token $token"
 expect_line instance_no_shorthand "$ilog" "IPI shorthand broadcast: disabled" \
 	"the instance does not say its IPI shorthand is off"
+# Its console keeps the rate the host left on the UART, or takes console='s
+rate=115200
+[ "$mode" = segments ] && rate=57600
+expect_line instance_console_rate "$ilog" "MKINSTANCE: console speed=$rate" \
+	"the instance's console does not run at $rate baud ($ilog)"
 # Its CPUs: CPU n of the instance is the host's CPU (APIC id) apics[n]
 if [ "$mode" = segments ]; then
 	apics=(1)

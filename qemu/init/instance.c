@@ -210,6 +210,25 @@ static void print_text_address(void)
 		fclose(f);
 }
 
+/* The rate of the console's UART, as the kernel set it up */
+static const char *console_speed(void)
+{
+	struct termios t;
+
+	if (tcgetattr(STDOUT_FILENO, &t))
+		return strerror(errno);
+	switch (cfgetospeed(&t)) {
+	case B9600:
+		return "9600";
+	case B57600:
+		return "57600";
+	case B115200:
+		return "115200";
+	default:
+		return "other";
+	}
+}
+
 /* A process pinned to each online CPU says which CPU ran it, one by one */
 static void run_on_each_cpu(long cpus)
 {
@@ -275,6 +294,7 @@ int main(int argc __attribute__((unused)), char **argv)
 	printf("MKINSTANCE: MemTotal=%lu kB\n",
 	       p ? strtoul(p + strlen("MemTotal:"), NULL, 10) : 0UL);
 	printf("MKINSTANCE: cpus=%ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+	printf("MKINSTANCE: console speed=%s\n", console_speed());
 	run_on_each_cpu(sysconf(_SC_NPROCESSORS_ONLN));
 	if (!off && fork() == 0)
 		echo_service();

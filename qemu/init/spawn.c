@@ -57,6 +57,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 
 #include "mktest.h"
@@ -988,6 +989,21 @@ static int instance_range(unsigned int id, unsigned long *lo,
 	return -1;
 }
 
+/* Leave the UART at @speed, as a host that used it might */
+static int set_uart_speed(const char *path, speed_t speed)
+{
+	struct termios t;
+	int fd, ret;
+
+	fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	ret = tcgetattr(fd, &t) || cfsetspeed(&t, speed) ||
+	      tcsetattr(fd, TCSANOW, &t) ? -1 : 0;
+	close(fd);
+	return ret;
+}
+
 int main(void)
 {
 	const char *token = getenv("mktoken"), *mode = getenv("mkspawn");
@@ -1022,6 +1038,11 @@ int main(void)
 					 "0"),
 			  "cannot take CPU 3 offline: %s", strerror(errno));
 	}
+	/* The instance's console is to keep the rate the host leaves */
+	if (!bench && !msgbench && !updatebench)
+		mk_result("uart_115200", !set_uart_speed("/dev/ttyS1", B115200),
+			  "cannot set /dev/ttyS1 to 115200 baud: %s",
+			  strerror(errno));
 	trace_marker('K');
 	if (kdump)
 		/* a plain crash kernel load: nothing of multikernel */
@@ -1046,7 +1067,9 @@ int main(void)
 		((uint32_t *)pattern)[i] = x;
 	}
 
-	snprintf(append, sizeof(append), "mktoken=%s", token);
+	/* console= with options of its own wins over the host's rate */
+	snprintf(append, sizeof(append), "mktoken=%s%s", token,
+		 segments ? " console=ttyS1,57600" : "");
 	mk_kmsg_mark();
 	if (segments)
 		/* Boot parameters built by the tool, kexec_load() */
