@@ -41,7 +41,8 @@
  * replaces the instance by a new one on the same CPU (multikernel
  * update) five times and reports each downtime as "MKBENCH:" lines; with
  * mkspawn=msgbench it
- * waits for the instance's READY and reports the figures of the host's
+ * waits for the instance's READY and an echo from its user space, and
+ * reports the figures of the host's
  * message bench (debugfs multikernel/msg_bench) as "MKBENCH:" lines.
  */
 #define _GNU_SOURCE
@@ -846,9 +847,37 @@ static void check_messages(void)
 		  "multikernel recv got no echo");
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* An echo from instance @id's user space: when it came back, or 0 */
+static double echo_from(unsigned int id)
+{
+	struct multikernel_msg msg = { .peer = id, .type = MSG_TYPE, .len = 4 };
+	struct pollfd pfd = { .events = POLLIN };
+	double at = 0;
+
+	pfd.fd = open("/dev/multikernel", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (pfd.fd < 0)
+		return 0;
+	if (write(pfd.fd, &msg, MULTIKERNEL_MSG_HDR_SIZE + msg.len) >= 0)
+		while (!at && poll(&pfd, 1, 20000) > 0)
+			if (read(pfd.fd, &msg, sizeof(msg)) > 0 &&
+			    msg.peer == id)
+				at = now_s();
+	close(pfd.fd);
+	return at;
+}
+
 /*
  * The host's message bench, on CPU 0 with CPU 2 as the other host CPU,
- * once the instance said READY: its figures go to qemu/bench.py.
+ * once the instance said READY and its user space answered: its figures
+ * go to qemu/bench.py.
  */
 static void msg_bench(void)
 {
@@ -863,6 +892,13 @@ static void msg_bench(void)
 			break;
 		usleep(100000);
 	}
+	/*
+	 * And until its user space answers: READY comes early in the boot
+	 * of its kernel, which is not preemptible and would hold the bench's
+	 * messages up while it frees its init memory
+	 */
+	if (!echo_from(1))
+		mk_report("MKBENCH: error: no echo from the instance's user space\n");
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	sched_setaffinity(0, sizeof(set), &set);
@@ -889,33 +925,6 @@ static void sysfs_state(unsigned int id, char *buf, size_t size)
 		len = size - 1;
 	memcpy(buf, text, len);
 	buf[len] = '\0';
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* An echo from instance @id's user space: when it came back, or 0 */
-static double echo_from(unsigned int id)
-{
-	struct multikernel_msg msg = { .peer = id, .type = MSG_TYPE, .len = 4 };
-	struct pollfd pfd = { .events = POLLIN };
-	double at = 0;
-
-	pfd.fd = open("/dev/multikernel", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (pfd.fd < 0)
-		return 0;
-	if (write(pfd.fd, &msg, MULTIKERNEL_MSG_HDR_SIZE + msg.len) >= 0)
-		while (!at && poll(&pfd, 1, 20000) > 0)
-			if (read(pfd.fd, &msg, sizeof(msg)) > 0 &&
-			    msg.peer == id)
-				at = now_s();
-	close(pfd.fd);
-	return at;
 }
 
 /*
