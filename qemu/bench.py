@@ -28,9 +28,9 @@ no early console: what it logged before comes out at once then, and the
 host decompressed it at load), the patching of alternatives ("Freeing SMP
 alternatives memory"), the initcalls up to the late one that marks
 sched_clock stable, the freeing of init memory, the rest up to "Run
-/init", and init's start to its line.  A boot whose kernel did not mark
-sched_clock stable (its TSC calibration failed) counts in the totals but
-not in the two phases that line divides.
+/init", and init's start to its line.  A cold boot whose kernel did not
+mark sched_clock stable (its TSC calibration failed, as happens now and
+then under TCG) is left out and booted again; the count is printed.
 
 Each phase is printed as the median of its rounds, the spawn's next to
 the cold boot's where both have it.
@@ -169,37 +169,42 @@ def main():
                for name, frm, to in steps]
     cold, spawn, ready_at = [], [], []
     ph = {p[0]: ([], []) for p in phases}
-    # A kernel whose TSC calibration fails (now and then under TCG, which
-    # has no HPET here) never marks sched_clock stable: such a boot is
-    # not split there
-    unsplit = [0, 0]
+    # A cold boot whose TSC calibration fails (now and then under TCG,
+    # which has no HPET without ACPI) runs with an unstable TSC and never
+    # marks sched_clock stable: it is booted again, and counted
+    recalibrated = 0
     for n in range(a.runs):
         want = [(0, t) for t in (rom, banner, console, alt, initmem,
                                  run_init, MARKER)]
-        t0, seen = boot(["-smp", "1", "-m", "64M",
-                         "-kernel", a.instance_bzimage,
-                         "-initrd", a.instance_cpio, "-append",
-                         "console=ttyS0 earlyprintk=serial mktoken=cold"],
-                        1, want, optional=[(0, stable)])
+        for attempt in range(3):
+            t0, seen = boot(["-smp", "1", "-m", "64M",
+                             "-kernel", a.instance_bzimage,
+                             "-initrd", a.instance_cpio, "-append",
+                             "console=ttyS0 earlyprintk=serial mktoken=cold"],
+                            1, want, optional=[(0, stable)])
+            if (0, stable) in seen:
+                break
+            recalibrated += 1
+        else:
+            raise RuntimeError("three cold boots in a row did not mark "
+                               "sched_clock stable")
         seen[None] = t0
         cold.append(seen[(0, MARKER)] - t0)
         cold_banner = seen[(0, banner)] - t0
 
         want = [(0, start), (0, starting), (0, started), (0, ready)] + \
-               [(1, t) for t in (banner, console, alt, initmem,
+               [(1, t) for t in (banner, console, alt, stable, initmem,
                                  run_init, MARKER)]
         _, seen_s = boot(["-smp", "3", "-m", "1G",
                           "-kernel", a.host_bzimage, "-initrd", a.spawn_cpio,
                           "-append", "console=ttyS0 panic=-1 mkspawn=bench "
                           "mktoken=spawn multikernel_pool=128M"],
-                         3, want, optional=[(1, stable)])
+                         3, want)
         spawn.append(seen_s[(1, MARKER)] - seen_s[(0, start)])
         ready_at.append(seen_s[(0, ready)] - seen_s[(0, start)])
-        for i, (at, port) in enumerate(((seen_s, 1), (seen, 0))):
-            unsplit[i] += (port, stable) not in at
         for name, sp, cp in phases:
             for i, (stamps, at) in enumerate(((sp, seen_s), (cp, seen))):
-                if stamps and stamps[0] in at and stamps[1] in at:
+                if stamps:
                     ph[name][i].append(at[stamps[1]] - at[stamps[0]])
         print("round %d: cold boot %.2f s (banner at %.2f s); spawn %.2f s "
               "(banner at %.2f s, READY at %.2f s)" %
@@ -215,12 +220,10 @@ def main():
         print("  %-52s %6s %6s" % (name, sp, cp))
     print("  %-52s %6.3f %6.3f" % ("to init's line", med(spawn), med(cold)))
     print("  the instance said READY at %.3f" % med(ready_at))
-    for what, k in (("spawns", 0), ("cold boots", 1)):
-        if unsplit[k]:
-            print("  %d of %d %s did not mark sched_clock stable (TSC "
-                  "calibration failed): their initcalls and freeing of "
-                  "init memory are left out of those two phases" %
-                  (unsplit[k], a.runs, what))
+    if recalibrated:
+        print("  %d cold boot(s) left out and booted again: the kernel's "
+              "TSC calibration failed, so it never marked sched_clock "
+              "stable" % recalibrated)
     print("spawn/cold ratio: %.2f (goal <= 0.50)" % (med(spawn) / med(cold)))
 
     # Messages: one more boot, host on CPUs 0 and 2, the instance on 1
