@@ -37,7 +37,8 @@ the cold boot's where both have it.
 
 Then one more boot (mkspawn=msgbench) runs the host's message bench
 (debugfs multikernel/msg_bench) with the instance on CPU 1, once its user
-space answered, and the host on CPUs 0 and 2: the round trip to the instance against the host's own
+space answered, and the host on CPUs 0 and 2: the round trip to the
+instance against the host's own
 smp_call_function_single() to CPU 2, and a burst with doorbells only
 while the instance is idle against one doorbell per message.
 
