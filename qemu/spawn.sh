@@ -18,7 +18,8 @@
 #   - the instance kernel's banner, and its init printing the token;
 #   - two CPUs online in it, APIC ids 1 and 3, each running a process;
 #   - its e820 map: its chunk below 1 MiB and its part of the pool, no more,
-#     and MemTotal within them;
+#     and MemTotal within them; that part inside one 128 MiB memory section
+#     but with --segments, where user space placed it;
 #   - its tick sequence going on after the host was refused CPU 1;
 #   - no warning, oops or panic (qemu/run.sh checks that, as for the host);
 #   - the devices it touched, and the interrupts the host sent it, from
@@ -244,6 +245,15 @@ if [ -n "$memtotal" ] && [ -n "$mem_lo" ] &&
 	pass instance_memtotal
 else
 	fail instance_memtotal "MemTotal ${memtotal:-?} kB is not within the instance's memory $mem_lo-$mem_hi"
+fi
+# The host starts its pool at a 128 MiB memory section where memory
+# allows, as it does here, so that the first instance lies in one
+if [ "$mode" != segments ]; then
+	if [ -n "$mem_lo" ] && (( mem_lo >> 27 == mem_hi >> 27 )); then
+		pass instance_one_section
+	else
+		fail instance_one_section "the instance's memory ${mem_lo:-?}-${mem_hi:-?} crosses a 128 MiB memory section"
+	fi
 fi
 
 if [ "$mode" = x2apic ]; then
