@@ -15,7 +15,9 @@
 #   fixed   the pool and the shared area at fixed addresses
 #   nopool  CONFIG_MULTIKERNEL=y without a pool
 #   nomk    CONFIG_MULTIKERNEL=n: nothing of it is there
-#   lockdown  booted with lockdown=integrity: no instance loads or starts
+#   lockdown  booted with lockdown=integrity: no instance loads or starts;
+#           its shared area at mk_shared_memory=, where the pool (not
+#           placed by the command line) would otherwise go
 #   nosmt   two cores of two threads with nosmt: no instance on a thread
 #           SMT control keeps offline; on an Intel CPU without the
 #           hypervisor bit, so that the microcode loader runs, no late
@@ -101,7 +103,7 @@ if build host $MK_HOST_CONFIG; then
 	step boot-nopool boot nopool "$MK_BUILD/host" \
 		"mktest=nopool mk_shared_memory=0x30000000"
 	step boot-lockdown boot lockdown "$MK_BUILD/host" \
-		"mktest=lockdown lockdown=integrity $pool"
+		"mktest=lockdown lockdown=integrity $pool mk_shared_memory=0x30000000"
 	MK_QEMU_SMP="4,sockets=1,cores=2,threads=2" \
 	MK_QEMU_CPU="max,vendor=GenuineIntel,family=6,model=85,stepping=7,hypervisor=off" \
 		step boot-nosmt \

@@ -12,7 +12,9 @@
  *   mktest=nopool CONFIG_MULTIKERNEL=y without multikernel_pool=
  *   mktest=nomk   a CONFIG_MULTIKERNEL=n kernel: none of it is there, and
  *                 the selftest skips
- *   mktest=lockdown  the mk host booted with lockdown=integrity
+ *   mktest=lockdown  the mk host booted with lockdown=integrity and
+ *                 mk_shared_memory=0x30000000, the start of a memory
+ *                 section the pool would take first in 1 GiB
  *   mktest=nosmt  the mk host on two cores of two threads, booted with
  *                 nosmt, on an Intel CPU the microcode loader takes
  *
