@@ -23,7 +23,9 @@
 # spaces: a machine and its devices), MK_QEMU_SMP (2),
 # MK_QEMU_CPU (max), MK_QEMU_MEM (1G), MK_QEMU_TIMEOUT (seconds, 180), MK_KUNIT_SUITE (KUnit
 # suites that must pass), MK_KUNIT_EXPECT (an extended regex that one of its
-# lines must match, for what a test only reports), MK_EXPECT_PANIC (the text of a deliberate panic:
+# lines must match, for what a test only reports), MK_LOG_COUNTS (lines
+# "N REGEX": exactly N console lines match the extended REGEX, for what a
+# test makes the kernel log a known number of times), MK_EXPECT_PANIC (the text of a deliberate panic:
 # it must appear exactly once on the console, and a "Call Trace:" is
 # allowed only within the five kernel lines after it), MK_EXPECT_INSTANCE_PANIC
 # (the same for the instance's console), MK_QEMU_IOTRACE (a vCPU
@@ -144,6 +146,18 @@ if [ -n "${MK_KUNIT_EXPECT:-}" ]; then
 		fail kunit_reports "no line matches \"$MK_KUNIT_EXPECT\""
 	fi
 fi
+
+k=0
+while read -r want re; do
+	[ -n "$want" ] || continue
+	k=$((k + 1))
+	got=$(grep -Ec -- "$re" "$log" || true)
+	if [ "$got" = "$want" ]; then
+		pass "log_count$k"
+	else
+		fail "log_count$k" "$got lines match \"$re\", expected $want"
+	fi
+done <<< "${MK_LOG_COUNTS:-}"
 
 # A log is clean without these lines, but for one expected panic's line
 # and the call trace right after it, which must be there once

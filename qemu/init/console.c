@@ -144,6 +144,9 @@ static void check_after_crash(void)
 	fd = open(CONSOLE, O_RDWR | O_NONBLOCK);
 	while (fd >= 0 && read(fd, buf, sizeof(buf)) > 0)
 		;
+	/* A kernel that crashed reads no input */
+	ret = write(fd, "x", 1);
+	mk_expect_errno("console_write_crashed", ret, errno, ENOTCONN);
 	ret = stop_unload();
 	mk_result("stop_unload", !ret, "multikernel stop, unload: %d", ret);
 	mk_result("console_eof_at_unload", fd >= 0 && read(fd, buf, 1) == 0,

@@ -26,6 +26,7 @@
 #include "mktest.h"
 
 #define SELFTEST	"/multikernel_test"
+#define CPU_ONLINE(n)	"/sys/devices/system/cpu/cpu" #n "/online"
 
 static unsigned long pool_start, pool_end;
 
@@ -203,80 +204,51 @@ static void test_lockdown_boot(void)
 	run_selftest("selftest", tests, SKIP_NONE, NULL);
 }
 
-/* The first CPU in sysfs list @file (such as "offline") other than 0 */
-static int first_cpu_in(const char *file)
-{
-	char path[64], *list, *p;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/%s", file);
-	list = mk_read_file(path);
-	for (p = list; p && *p; p += strcspn(p, ",-"), p += !!*p) {
-		int cpu = atoi(p);
-
-		if (cpu > 0)
-			return cpu;
-	}
-	return -1;
-}
-
 /*
- * Two cores of two threads, booted with nosmt: the second threads stay
- * offline, and no instance may run on one, while a first thread the host
- * gave up is fine.
+ * Two cores of two threads (CPUs 0 and 1, 2 and 3), booted with nosmt:
+ * the second threads stay offline, and no instance may run on one, while
+ * a first thread the host gave up is fine.  An instance has whole cores:
+ * a thread of its core it does not run on stays offline while it runs,
+ * also when SMT control is turned on, and a start while such a thread is
+ * online is refused.
  */
 static void test_nosmt(void)
 {
 	char *control = mk_read_file("/sys/devices/system/cpu/smt/control");
-	int sibling, primary;
-	char path[64];
+	char *offline;
 
 	/* Before mk_read_file() is called again */
 	mk_result("nosmt_control_off", control && !strncmp(control, "off", 3),
 		  "smt/control is %s", control ? control : "missing");
-	sibling = first_cpu_in("offline");
-	if (mk_find_pool(&pool_start, &pool_end) || sibling < 0) {
-		mk_result("nosmt_setup", 0, "no pool, or no offline thread");
+	/* mk_read_file() has one buffer: the pool's lookup first */
+	if (mk_find_pool(&pool_start, &pool_end))
+		offline = NULL;
+	else
+		offline = mk_read_file("/sys/devices/system/cpu/offline");
+	if (!offline || strcmp(offline, "1,3\n")) {
+		mk_result("nosmt_setup", 0, "no pool, or offline CPUs %s, not 1,3",
+			  offline ? offline : "unknown");
 		return;
 	}
 	EXPECT("nosmt_load", mk_load_halting(1, pool_start, MK_SZ_2M), 0,
 	       "instance 1 loaded");
-	EXPECT("nosmt_start_on_second_thread", mk_start_instance(1, sibling), EPERM,
+	EXPECT("nosmt_start_on_second_thread", mk_start_instance(1, 1), EPERM,
 	       "is a thread SMT control keeps offline");
-	primary = first_cpu_in("online");
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
-		 primary);
-	EXPECT_SILENT("nosmt_offline_first_thread", mk_write_file(path, "0"),
-		      0);
-	EXPECT("nosmt_start_on_first_thread", mk_start_instance(1, primary), 0,
+	EXPECT_SILENT("nosmt_offline_first_thread",
+		      mk_write_file(CPU_ONLINE(2), "0"), 0);
+	EXPECT("nosmt_start_on_first_thread", mk_start_instance(1, 2), 0,
 	       "started on CPU");
 
-	/*
-	 * With SMT control on again, an instance may run on a second
-	 * thread; turning it off and on again then skips that thread
-	 * instead of failing on it.
-	 */
+	/* SMT control on brings CPU 1 up, not CPU 3: instance 1 has its core */
 	EXPECT_SILENT("smt_control_on",
 		      mk_write_file("/sys/devices/system/cpu/smt/control", "on"),
 		      0);
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
-		 sibling);
-	EXPECT_SILENT("smt_offline_second_thread", mk_write_file(path, "0"),
-		      0);
-	EXPECT("smt_load_second",
-	       mk_load_halting(2, pool_start + 4 * MK_SZ_1M, MK_SZ_2M), 0,
-	       "instance 2 loaded");
-	EXPECT("smt_start_on_second_thread", mk_start_instance(2, sibling), 0,
-	       "instance 2 started on CPU");
-	EXPECT_SILENT("smt_control_off",
-		      mk_write_file("/sys/devices/system/cpu/smt/control",
-				    "off"), 0);
-	EXPECT_SILENT("smt_control_on_skips_instance",
-		      mk_write_file("/sys/devices/system/cpu/smt/control", "on"),
-		      0);
-	control = mk_read_file(path);
-	mk_result("smt_instance_thread_still_offline",
-		  control && control[0] == '0', "%s reads %s", path,
+	control = mk_read_file(CPU_ONLINE(3));
+	mk_result("smt_on_skips_instance_core",
+		  control && control[0] == '0', "CPU 3 online reads %s",
 		  control ? control : "nothing");
+	EXPECT("online_instance_core_refused", mk_write_file(CPU_ONLINE(3), "1"),
+	       EPERM, "CPU 3 runs a multikernel instance");
 
 	/*
 	 * Late microcode loading would NMI the instances' CPUs as offline
@@ -286,6 +258,41 @@ static void test_nosmt(void)
 	EXPECT("microcode_late_load_refused",
 	       mk_write_file("/sys/devices/system/cpu/microcode/reload", "1"),
 	       EBUSY, "Multikernel instances run, loading aborted");
+
+	/*
+	 * With SMT control on, an instance may run on a second thread whose
+	 * first thread is offline, not beside one the host runs; turning
+	 * SMT control off and on again then skips both threads instead of
+	 * failing on them.
+	 */
+	EXPECT("stop_first_thread_instance",
+	       mk_stop_instance(1, MULTIKERNEL_STOP_FORCE, 0, NULL), 0,
+	       "stopped, CPU 2 is free");
+	EXPECT_SILENT("online_first_thread", mk_write_file(CPU_ONLINE(2), "1"),
+		      0);
+	EXPECT("smt_load_second",
+	       mk_load_halting(2, pool_start + 4 * MK_SZ_1M, MK_SZ_2M), 0,
+	       "instance 2 loaded");
+	EXPECT("smt_start_beside_host_thread", mk_start_instance(2, 3), EXDEV,
+	       "start: CPU 2 shares a core with instance 2's CPUs and is online");
+	EXPECT_SILENT("smt_offline_first_thread",
+		      mk_write_file(CPU_ONLINE(2), "0"), 0);
+	EXPECT("smt_start_on_second_thread", mk_start_instance(2, 3), 0,
+	       "instance 2 started on CPU");
+	EXPECT_SILENT("smt_control_off",
+		      mk_write_file("/sys/devices/system/cpu/smt/control",
+				    "off"), 0);
+	EXPECT_SILENT("smt_control_on_skips_instance",
+		      mk_write_file("/sys/devices/system/cpu/smt/control", "on"),
+		      0);
+	control = mk_read_file(CPU_ONLINE(3));
+	mk_result("smt_instance_thread_still_offline",
+		  control && control[0] == '0', "CPU 3 online reads %s",
+		  control ? control : "nothing");
+	control = mk_read_file(CPU_ONLINE(2));
+	mk_result("smt_instance_core_still_offline",
+		  control && control[0] == '0', "CPU 2 online reads %s",
+		  control ? control : "nothing");
 }
 
 /* The pool and the shared area where the command line put them */

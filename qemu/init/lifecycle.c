@@ -21,7 +21,11 @@
  *     online while a stop waits, a forced stop cutting that wait short, a
  *     signal ending a wait, and a graceful stop that comes before the
  *     instance's kernel can shut down: each with its errno and its log
- *     line, and how it stopped.
+ *     line, and how it stopped;
+ *   - a give-back in which a CPU does not come back keeps all the
+ *     instance's offline CPUs, and the next stop gives them back;
+ *   - an instance that powers itself off is stopped, and a slow give-back
+ *     is not taken for a hang.
  *
  * "MKSPAWN: graceful=N" on the results port tells qemu/spawn.sh how many
  * graceful stops reached the instance's user space (its /sbin/poweroff),
@@ -46,14 +50,19 @@
 #define CPUS_ONLINE	"/sys/devices/system/cpu/online"
 #define POOL_FIND	"/sys/kernel/debug/multikernel/pool_find"
 #define START_DELAY	"/sys/module/multikernel/parameters/test_start_delay_ms"
+#define GIVE_BACK_DELAY	"/sys/module/multikernel/parameters/test_give_back_delay_ms"
+#define GIVE_BACK_FAIL	"/sys/module/multikernel/parameters/test_give_back_fail_cpu"
 /* Message types of the instance's echo service (qemu/init/instance.c) */
 #define FILL_TYPE	4
 #define HOLD_TYPE	5
 #define CRASH_TYPE	6
 #define CPUS_TYPE	7
 #define SYSFS_INSTANCE	"/sys/kernel/multikernel/instances/1/"
-/* The host notices a hang within MK_HANG_MS + MK_WATCH_MS */
-#define HANG_NOTICE_S	2.5
+/*
+ * The host notices a hang MK_HANG_MS to MK_HANG_MS + 2 * MK_WATCH_MS after
+ * the last heartbeat: it sees a beat up to one look after it
+ */
+#define HANG_NOTICE_S	3.0
 
 static const char *token;
 /* Graceful stops that reached the instance's user space */
@@ -655,6 +664,86 @@ static bool crash_instance(const char *how, const char *state,
 }
 
 /*
+ * A give-back in which a CPU does not come back after INIT (CPU 3, which
+ * test kernels can make the host take for one) fails with EIO and is all
+ * or nothing: CPU 1, which did come back, stays the instance's with CPU
+ * 3, since CPU 3 may still run the instance and wake it; the host refuses
+ * to online either, and the next stop gives both back.
+ */
+static void check_give_back_rollback(void)
+{
+	unsigned int result = 0;
+	char append[64];
+	char *text;
+
+	snprintf(append, sizeof(append), "mktoken=%s-rollback", token);
+	if (load_kernel(1, "64M", append, "/bzImage", "1,3") ||
+	    mk_start_instance(1, 1) || !mk_wait_state(1, "running", 20000)) {
+		mk_result("rollback", 0,
+			  "instance 1 on CPUs 1 and 3 did not come up: %s",
+			  mk_state_of(1));
+		return;
+	}
+	mk_result("give_back_fail_set", !mk_write_file(GIVE_BACK_FAIL, "3"),
+		  "%s: %s", GIVE_BACK_FAIL, strerror(errno));
+	EXPECT("stop_rolled_back",
+	       mk_stop_instance(1, MULTIKERNEL_STOP_FORCE, 0, &result), EIO,
+	       "instance 1: CPU 3 did not come back after INIT");
+	mk_write_file(GIVE_BACK_FAIL, "-1");
+	text = mk_read_file(SYSFS_INSTANCE "cpus");
+	mk_result("rollback_keeps_cpus", text && !strcmp(text, "1,3\n"),
+		  "instance 1's cpus: %s", text ?: strerror(errno));
+	EXPECT("rollback_cpu1_online_refused", mk_write_file(CPU1_ONLINE, "1"),
+	       EPERM, "CPU 1 runs a multikernel instance");
+	EXPECT("rollback_cpu3_online_refused", mk_write_file(CPU3_ONLINE, "1"),
+	       EPERM, "CPU 3 runs a multikernel instance");
+	EXPECT("stop_after_rollback",
+	       mk_stop_instance(1, MULTIKERNEL_STOP_FORCE, 0, &result), 0,
+	       "instance 1 forced: stopped, CPUs 1,3 are free");
+	check_stopped("stop_after_rollback_result", result,
+		      MULTIKERNEL_STOPPED_FORCED);
+	mk_result("cpu3_after_rollback", cpu_round_trip(3),
+		  "CPU 3 did not come back: %s", strerror(errno));
+	give_back("rollback");
+}
+
+/*
+ * An instance whose kernel powers itself off (its user space, a second
+ * after its start) is stopped, and its CPU comes back; a give-back that
+ * takes longer than the heartbeat's 2 s (3 s here: test kernels can hold
+ * it before the memory is cleared, as clearing much memory does) is not
+ * taken for a hang on the way.
+ */
+static void check_self_poweroff(void)
+{
+	char append[64];
+	double t0;
+
+	snprintf(append, sizeof(append), "mktoken=%s-self-off mkpoweroff=1",
+		 token);
+	mk_result("give_back_delay_set", !mk_write_file(GIVE_BACK_DELAY, "3000"),
+		  "%s: %s", GIVE_BACK_DELAY, strerror(errno));
+	mk_kmsg_mark();
+	t0 = now();
+	if (load(1, "64M", append) || mk_start_instance(1, 1)) {
+		mk_result("self_poweroff", 0, "load or start failed: %s",
+			  strerror(errno));
+		mk_write_file(GIVE_BACK_DELAY, "0");
+		return;
+	}
+	mk_wait_state(1, "stopped", 30000);
+	mk_write_file(GIVE_BACK_DELAY, "0");
+	mk_result("self_poweroff", !strcmp(mk_state_of(1), "stopped"),
+		  "instance 1 is %s %.1f s after its start", mk_state_of(1),
+		  now() - t0);
+	/* One look at the log since the mark: it reads what it looks at */
+	mk_result("self_poweroff_not_hung",
+		  mk_kmsg_logged("instance 1 hung") == 0,
+		  "the host took the instance's power off for a hang");
+	give_back("self_poweroff");
+}
+
+/*
  * An instance that panics is crashed, with its reason and the tail of its
  * log in sysfs, and one that spins with interrupts off is hung; the host
  * runs on, stops either, and starts the instance again.
@@ -742,6 +831,8 @@ int main(void)
 	check_cycles();
 	check_bad_stops();
 	check_update();
+	check_give_back_rollback();
+	check_self_poweroff();
 	check_crash_and_hang();
 	mk_report("MKSPAWN: graceful=%d\n", graceful);
 	mk_check_kmemleak();

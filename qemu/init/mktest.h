@@ -160,22 +160,38 @@ static int mk_trace_marker(char what)
  * pattern) would otherwise copy its page tables first, which make bench
  * would count as the tool's time.
  */
-static int mk_tool(const char *const argv[])
+static int mk_tool_to(const char *const argv[], const char *err_file)
 {
+	posix_spawn_file_actions_t fa;
 	extern char **environ;
-	int i, status;
+	int i, status, ret;
 	pid_t pid;
 
 	printf("$");
 	for (i = 0; argv[i]; i++)
 		printf(" %s", argv[i]);
-	printf("\n");
+	printf(err_file ? " 2> %s\n" : "\n", err_file);
 	fflush(stdout);
-	if (posix_spawn(&pid, "/bin/multikernel", NULL, NULL,
-			(char *const *)argv, environ) ||
-	    waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+	if (posix_spawn_file_actions_init(&fa))
+		return -1;
+	if (err_file &&
+	    posix_spawn_file_actions_addopen(&fa, 2, err_file,
+					     O_WRONLY | O_CREAT | O_TRUNC,
+					     0644)) {
+		posix_spawn_file_actions_destroy(&fa);
+		return -1;
+	}
+	ret = posix_spawn(&pid, "/bin/multikernel", &fa, NULL,
+			  (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (ret || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
+}
+
+static int mk_tool(const char *const argv[])
+{
+	return mk_tool_to(argv, NULL);
 }
 
 static void mk_mount_basics(void)

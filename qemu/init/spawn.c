@@ -1182,6 +1182,18 @@ int main(void)
 	/* CPU 1 offline, CPU 2 online */
 	check_start_refused("start_cpu_online", 1, 0x6,
 			    "start: CPU 2 is online");
+	/* The tool names the CPU in the way, not the one to start on */
+	EXPECT("load_for_tool_start_busy", file_load_cpus(2, 1, 0x6), 0,
+	       "instance 2 loaded");
+	ok = mk_tool_to((const char *const[]){ "multikernel", "start", "--id",
+			"2", "--cpu", "1", NULL }, "/tool.err");
+	text = mk_read_file("/tool.err");
+	mk_result("tool_start_busy_names_cpu", ok == 1 && text &&
+		  strstr(text, "EBUSY: CPU 2 is online"),
+		  "multikernel start exited %d, said \"%s\"", ok,
+		  text ? text : "?");
+	EXPECT("unload_after_tool_start_busy", mk_file_unload(2), 0,
+	       "instance 2 unloaded");
 	EXPECT("load_on_host_cpu", file_load(2, OTHER_CPU, SZ_2M * 16), 0,
 	       "instance 2 loaded");
 	EXPECT("start_on_host_cpu", mk_start_instance(2, OTHER_CPU), EBUSY,
