@@ -151,6 +151,10 @@ def main():
     starting = b"multikernel: instance 1 starting on CPU"
     started = b"multikernel: instance 1 started on CPU"
     ready = b"multikernel: instance 1 ready"
+    # Which way the instance's kernel came to run: the host decompressed
+    # and placed it at load, or left it to its own decompressor
+    unpacked = b"multikernel: load: kernel decompressed"
+    left = b"multikernel: load: kernel left to decompress itself"
     # (name, spawn's (from, to), cold's): stamps as (port, text), None
     # for QEMU's start; the instance kernel prints on port 1
     phases = [("firmware (SeaBIOS, option ROMs)", None, (None, (0, rom))),
@@ -168,7 +172,7 @@ def main():
              ("init to its line", run_init, MARKER)]
     phases += [(name, ((1, frm), (1, to)), ((0, frm), (0, to)))
                for name, frm, to in steps]
-    cold, spawn, ready_at = [], [], []
+    cold, spawn, ready_at, paths = [], [], [], []
     ph = {p[0]: ([], []) for p in phases}
     # A cold boot whose TSC calibration fails (now and then under TCG,
     # which has no HPET without ACPI) runs with an unstable TSC and never
@@ -200,7 +204,10 @@ def main():
                           "-kernel", a.host_bzimage, "-initrd", a.spawn_cpio,
                           "-append", "console=ttyS0 panic=-1 mkspawn=bench "
                           "mktoken=spawn multikernel_pool=128M"],
-                         3, want)
+                         3, want, optional=[(0, unpacked), (0, left)])
+        paths.append("decompressed at load" if (0, unpacked) in seen_s else
+                     "left to its decompressor" if (0, left) in seen_s else
+                     "load path not logged")
         spawn.append(seen_s[(1, MARKER)] - seen_s[(0, start)])
         ready_at.append(seen_s[(0, ready)] - seen_s[(0, start)])
         for name, sp, cp in phases:
@@ -208,10 +215,10 @@ def main():
                 if stamps:
                     ph[name][i].append(at[stamps[1]] - at[stamps[0]])
         print("round %d: cold boot %.2f s (banner at %.2f s); spawn %.2f s "
-              "(banner at %.2f s, READY at %.2f s)" %
+              "(banner at %.2f s, READY at %.2f s; kernel %s)" %
               (n + 1, cold[-1], cold_banner, spawn[-1],
-               seen_s[(1, banner)] - seen_s[(0, start)], ready_at[-1]),
-              flush=True)
+               seen_s[(1, banner)] - seen_s[(0, start)], ready_at[-1],
+               paths[-1]), flush=True)
 
     med = statistics.median
     print("median of %d rounds, in seconds:%s spawn   cold" %
@@ -221,6 +228,9 @@ def main():
         print("  %-52s %6s %6s" % (name, sp, cp))
     print("  %-52s %6.3f %6.3f" % ("to init's line", med(spawn), med(cold)))
     print("  the instance said READY at %.3f" % med(ready_at))
+    for path in sorted(set(paths)):
+        print("  the instance's kernel was %s in %d of %d spawns" %
+              (path, paths.count(path), len(paths)))
     if recalibrated:
         print("  %d cold boot(s) left out and booted again: the kernel's "
               "TSC calibration failed, so it never marked sched_clock "

@@ -144,6 +144,16 @@ if [ "$mode" = lifecycle ]; then
 	else
 		fail user_space_told "${got:-0} poweroffs on the instance's console for ${want:-no} graceful stops"
 	fi
+	# The last of them was the host's reboot's: it waited for the instance
+	if awk '/MKTEST: DONE/ { done = 1 }
+		done && /multikernel: reboot: asking 1 instance\(s\) to shut down first/ { asked = 1 }
+		asked && /multikernel: instance 1 shut down: stopped/ { stopped = 1 }
+		stopped && /multikernel: reboot: every instance shut down/ { ok = 1 }
+		END { exit !ok }' "$logdir/$name.log"; then
+		pass reboot_stops_instances
+	else
+		fail reboot_stops_instances "the host's reboot did not ask instance 1 to shut down and wait for it ($logdir/$name.log)"
+	fi
 
 	# The host relocated the kernel it decompressed to a random address,
 	# never its link address, unless its command line said nokaslr

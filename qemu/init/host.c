@@ -238,6 +238,9 @@ static void test_nosmt(void)
 		      mk_write_file(CPU_ONLINE(2), "0"), 0);
 	EXPECT("nosmt_start_on_first_thread", mk_start_instance(1, 2), 0,
 	       "started on CPU");
+	control = mk_read_file("/sys/kernel/multikernel/instances/1/idle_cpus");
+	mk_result("idle_cpus_listed", control && !strcmp(control, "3\n"),
+		  "instance 1's idle_cpus: %s", control ? control : "missing");
 
 	/* SMT control on brings CPU 1 up, not CPU 3: instance 1 has its core */
 	EXPECT_SILENT("smt_control_on",

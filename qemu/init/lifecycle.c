@@ -25,7 +25,9 @@
  *   - a give-back in which a CPU does not come back keeps all the
  *     instance's offline CPUs, and the next stop gives them back;
  *   - an instance that powers itself off is stopped, and a slow give-back
- *     is not taken for a hang.
+ *     is not taken for a hang;
+ *   - the host's reboot at the end asks a running instance to shut down
+ *     first.
  *
  * "MKSPAWN: graceful=N" on the results port tells qemu/spawn.sh how many
  * graceful stops reached the instance's user space (its /sbin/poweroff),
@@ -834,7 +836,15 @@ int main(void)
 	check_give_back_rollback();
 	check_self_poweroff();
 	check_crash_and_hang();
-	mk_report("MKSPAWN: graceful=%d\n", graceful);
 	mk_check_kmemleak();
+	/*
+	 * The host's reboot asks a running instance to shut down first,
+	 * once its user space runs, which the echo says (qemu/spawn.sh
+	 * reads the rest on the consoles)
+	 */
+	if (load_and_start("reboot", true) &&
+	    instance_call(1, "ping", 4, NULL))
+		graceful++;
+	mk_report("MKSPAWN: graceful=%d\n", graceful);
 	mk_done();
 }
