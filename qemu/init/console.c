@@ -110,6 +110,72 @@ static void host_shell(void)
 	mk_report("MKCONSOLE: shell exited\n");
 }
 
+#define HOLD_RX		"/sys/module/multikernel/parameters/test_hold_rx"
+
+/*
+ * While the host takes nothing off the instance's ring (a test knob), a
+ * shell loop in the instance writes 1000 lines to /dev/kmsg, which
+ * its console sends: far more than the ring holds.  The console drops
+ * what does not fit at once instead of waiting for room, so the loop
+ * takes well under the second the console used to wait with interrupts
+ * off, and says how much it dropped once the host drains again.
+ */
+static void check_console_flood(void)
+{
+	static const char flood[] =
+		"t0=$(cat /proc/uptime); i=0; "
+		"while [ $i -lt 1000 ]; do "
+		"echo mk-flood-$i > /dev/kmsg; i=$((i + 1)); done; "
+		"t1=$(cat /proc/uptime); "
+		"echo \"mk-flood-took ${t0%% *} ${t1%% *} s\" > /tmp/flood\r";
+	static const char show[] = "cat /tmp/flood\r";
+	static char buf[1 << 17];
+	double t0 = 0, t1 = 0;
+	size_t len = 0;
+	const char *at;
+	int fd, i;
+
+	fd = open(CONSOLE, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || mk_write_file(HOLD_RX, "1")) {
+		mk_result("console_flood", 0, "%s or %s: %s", CONSOLE, HOLD_RX,
+			  strerror(errno));
+		return;
+	}
+	/* What the host kept so far is not looked at */
+	len = drain(fd, buf, len, sizeof(buf));
+	len = 0;
+	if (write(fd, flood, strlen(flood)) != (ssize_t)strlen(flood))
+		mk_report("MKCONSOLE: flood command: %s\n", strerror(errno));
+	/* The loop's end, as the instance's clock says, is in its file */
+	sleep(6);
+	mk_write_file(HOLD_RX, "0");
+	sleep(1);
+	if (write(fd, show, strlen(show)) != (ssize_t)strlen(show))
+		mk_report("MKCONSOLE: cat command: %s\n", strerror(errno));
+	for (i = 0; i < 200; i++) {
+		len = drain(fd, buf, len, sizeof(buf));
+		at = memmem(buf, len, "mk-flood-took ", 14);
+		/* Not the echo of the command: numbers follow */
+		while (at && sscanf(at, "mk-flood-took %lf %lf s", &t0,
+				    &t1) != 2)
+			at = memmem(at + 1, len - (at + 1 - buf),
+				    "mk-flood-took ", 14);
+		if (at)
+			break;
+		usleep(50000);
+	}
+	close(fd);
+	mk_result("console_flood_ran", at != NULL, "no mk-flood-took line");
+	mk_report("MKCONSOLE: 1000 lines to /dev/kmsg took %.2f s with the ring full\n",
+		  t1 - t0);
+	mk_result("console_flood_not_waiting", at && t1 - t0 < 0.9,
+		  "1000 lines took %.2f s: the console waited for room",
+		  t1 - t0);
+	mk_result("console_flood_counted",
+		  memmem(buf, len, " bytes dropped]", 15) != NULL,
+		  "no \"bytes dropped\" note from the instance's console");
+}
+
 /* Have LKDTM crash instance 1 as @how says; whether it is @state then */
 static bool crash(const char *how, const char *state)
 {
@@ -223,6 +289,7 @@ int main(void)
 		  "%s lacks the banner, the token or the shell", CONSOLE);
 
 	host_shell();
+	check_console_flood();
 	check_after_crash();
 	check_after_hang();
 	mk_done();
