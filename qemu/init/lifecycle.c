@@ -52,6 +52,7 @@
 #define CPUS_ONLINE	"/sys/devices/system/cpu/online"
 #define POOL_FIND	"/sys/kernel/debug/multikernel/pool_find"
 #define START_DELAY	"/sys/module/multikernel/parameters/test_start_delay_ms"
+#define LOAD_DELAY	"/sys/module/multikernel/parameters/test_load_delay_ms"
 #define GIVE_BACK_DELAY	"/sys/module/multikernel/parameters/test_give_back_delay_ms"
 #define GIVE_BACK_FAIL	"/sys/module/multikernel/parameters/test_give_back_fail_cpu"
 /* Message types of the instance's echo service (qemu/init/instance.c) */
@@ -463,6 +464,55 @@ static void *start_thread(void *arg)
 	return NULL;
 }
 
+/* Load instance 2 on CPU 3, which a test kernel holds for LOAD_DELAY */
+static void *load_thread(void *arg)
+{
+	struct call *c = arg;
+	double t0 = now();
+
+	c->ret = load_kernel(2, "32M", "mktoken=held-load", "/bzImage", "3");
+	c->took = now() - t0;
+	return NULL;
+}
+
+/*
+ * A forced stop of a running instance while a load is held for 4 s where
+ * a large kernel's decompression or much memory's clearing would take it
+ * (test kernels): the stop neither fails nor waits for the load, which
+ * then completes; instances' loads and starts wait for each other, stops
+ * for neither.
+ */
+static void check_stop_during_load(void)
+{
+	struct call c = { 0 };
+	unsigned int result;
+	double t0, took;
+
+	if (!load_and_start("stop-during-load", true))
+		return;
+	mk_result("load_delay_set", !mk_write_file(LOAD_DELAY, "4000"),
+		  "%s: %s", LOAD_DELAY, strerror(errno));
+	mk_kmsg_mark();
+	pthread_create(&c.thread, NULL, load_thread, &c);
+	usleep(1000000);
+	t0 = now();
+	EXPECT("stop_during_load",
+	       mk_stop_instance(1, MULTIKERNEL_STOP_FORCE, 0, &result), 0,
+	       "instance 1 forced: stopped, CPU 1 is free");
+	took = now() - t0;
+	check_stopped("stop_during_load_result", result,
+		      MULTIKERNEL_STOPPED_FORCED);
+	pthread_join(c.thread, NULL);
+	mk_write_file(LOAD_DELAY, "0");
+	mk_result("stop_did_not_wait_for_load", took < 2.0 && c.took >= 3.9,
+		  "the stop took %.2f s, the held load %.2f s", took, c.took);
+	mk_result("load_during_stop", c.ret == 0,
+		  "multikernel load of instance 2 failed");
+	EXPECT("unload_held_load", mk_file_unload(2), 0,
+	       "instance 2 unloaded");
+	give_back("stop_during_load");
+}
+
 /*
  * Start instance 1 (@what), have its user space hold up its shutdown and
  * a graceful stop wait for it in @c's thread: whether it waits
@@ -835,6 +885,7 @@ int main(void)
 	check_update();
 	check_give_back_rollback();
 	check_self_poweroff();
+	check_stop_during_load();
 	check_crash_and_hang();
 	mk_check_kmemleak();
 	/*

@@ -394,13 +394,18 @@ static void check_sleep_refused(void)
 
 /*
  * The kdump mode panics while a second start, on CPU 2, waits for its CPU
- * (multikernel.test_start_delay_ms holds it there): the start must not
- * hold the kexec lock then, or the panic would skip the crash kernel.
+ * (multikernel.test_start_delay_ms holds it there) and a third instance's
+ * load waits where a large kernel's decompression would take it
+ * (test_load_delay_ms): neither may hold the kexec lock then, or the
+ * panic would skip the crash kernel.
  */
 static void start_second_slowly(void)
 {
 	const char *delay =
 		"/sys/module/multikernel/parameters/test_start_delay_ms";
+	const char *load_delay =
+		"/sys/module/multikernel/parameters/test_load_delay_ms";
+	pid_t loader;
 	char *text;
 
 	EXPECT("load_second", file_load(2, OTHER_CPU, SZ_2M * 16), 0,
@@ -414,10 +419,20 @@ static void start_second_slowly(void)
 		mk_start_instance(2, OTHER_CPU);
 		_exit(0);
 	}
+	mk_result("load_delay_set", !mk_write_file(load_delay, "20000"),
+		  "%s: %s", load_delay, strerror(errno));
+	loader = fork();
+	if (loader == 0)
+		_exit(file_load(3, 3, SZ_2M * 8) ? 1 : 0);
 	sleep(1);
 	text = mk_read_file("/proc/multikernel");
 	mk_result("second_starting", text && strstr(text, " starting "),
 		  "instance 2 is not starting: %s", text ? text : "no table");
+	/* Not listed yet, and its loader still waits */
+	mk_result("third_loading", loader > 0 &&
+		  waitpid(loader, NULL, WNOHANG) == 0 && text &&
+		  !strstr(text, "\n3   multikernel"),
+		  "instance 3's load is not held: %s", text ? text : "no table");
 }
 
 /*
