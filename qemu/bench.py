@@ -40,7 +40,10 @@ Then one more boot (mkspawn=msgbench) runs the host's message bench
 space answered, and the host on CPUs 0 and 2: the round trip to the
 instance against the host's own
 smp_call_function_single() to CPU 2, and a burst with doorbells only
-while the instance is idle against one doorbell per message.
+while the instance is idle against one doorbell per message; then the
+longest stall of a task on the CPU that takes the instance's doorbells
+(its doorbell_cpu) over 5 s with the instance quiet, against the same
+while the instance floods its tty over messages (hvc0).
 
 A last boot (mkspawn=updatebench) replaces the running instance by a
 new one on the same CPU five times (multikernel update): the downtime
@@ -263,6 +266,14 @@ def main():
           "throughput ratio %.1f (goal >= 10)" %
           (fig["burst"], quiet / 1e6, fig["burst_quiet_doorbells"],
            every / 1e6, fig["burst_every_doorbells"], every / quiet))
+    if "stall_quiet_us" not in fig:
+        raise RuntimeError("no stall figures: %r" % seen.get(keep))
+    sq, sf = int(fig["stall_quiet_us"]), int(fig["stall_flood_us"])
+    print("doorbell CPU %s: a task's longest stall over %s s %.1f ms with "
+          "the instance quiet, %.1f ms while it floods its tty over "
+          "messages (%s doorbells taken): ratio %.2f (goal <= 2)" %
+          (fig["stall_cpu"], fig["stall_secs"], sq / 1000, sf / 1000,
+           fig["stall_flood_doorbells"], sf / max(sq, 1)))
 
     # Kernel update: one more boot
     _, seen = boot(["-smp", "3", "-m", "1G",

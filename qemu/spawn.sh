@@ -292,7 +292,8 @@ fi
 # COM1, and they may send IPIs only to the instance's CPUs (among them
 # the INIT and STARTUP with which the instance's kernel brings up CPU 3,
 # counted), but for message doorbells: MULTIKERNEL_VECTOR (0xea), fixed,
-# to the host's boot CPU (APIC id 0).  The host may send CPU 1 INIT and
+# to a host CPU (the one instance 1's doorbell_cpu names: APIC id 0, then
+# CPU 2's and another while the host moves it).  The host may send CPU 1 INIT and
 # STARTUP only between the two markers, CPU 3 never, and after them
 # nothing but message doorbells; no device interrupt (an MSI or IO-APIC
 # message, a write to 0xfeeXX00X naming the destination in bits 19:12) may
@@ -354,7 +355,7 @@ audit=$(awk -v cpus="${apics[*]}" -v q="'" '
 		dest = high[c]
 		doorbell = shorthand == 0 && !logical && mode == 0 &&
 			   lo % 256 == 234
-		if ((c in mine) && doorbell && dest == 0) {
+		if ((c in mine) && doorbell && dest != 255 && !(dest in mine)) {
 			db_out++
 		} else if (c in mine) {
 			if (shorthand >= 2 || (shorthand == 0 &&

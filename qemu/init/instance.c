@@ -20,7 +20,9 @@
  * FILL_TYPE it writes the message's payload at the start of every page of
  * FILL_SIZE bytes of its memory, which it keeps; before one of type
  * HOLD_TYPE it makes its next poweroff hang; one of type CPUS_TYPE it
- * answers with the number of its online CPUs, in decimal; after one of type
+ * answers with the number of its online CPUs, in decimal; one of type
+ * TTY_FLOOD_TYPE carrying a count N has a child write N bytes to hvc0,
+ * its tty over messages, as fast as it takes them; after one of type
  * CRASH_TYPE it writes the message's text (PANIC, HARDLOCKUP) to LKDTM's
  * provoke-crash/DIRECT, in a kernel built with it.
  *
@@ -61,6 +63,7 @@
 #define HOLD_TYPE	5
 #define CRASH_TYPE	6
 #define CPUS_TYPE	7
+#define TTY_FLOOD_TYPE	8
 #define FILL_SIZE	(8UL << 20)
 #define HOLD_FILE	"/tmp/poweroff-held"
 
@@ -101,6 +104,31 @@ static void fill(const void *data, size_t len)
 	}
 	for (i = 0; i < FILL_SIZE; i += page)
 		memcpy(mem + i, data, len);
+}
+
+/*
+ * @n bytes to hvc0, the tty over messages, as fast as it takes them,
+ * from a child: the host's console side takes them as messages of the
+ * kernel's, which no credit limits
+ */
+static void tty_flood(uint32_t n)
+{
+	static char buf[4096];
+	ssize_t w;
+	int fd;
+
+	if (fork())
+		return;
+	memset(buf, 'f', sizeof(buf));
+	fd = open("/dev/hvc0", O_WRONLY | O_NOCTTY);
+	while (fd >= 0 && n) {
+		w = write(fd, buf, n < sizeof(buf) ? n : sizeof(buf));
+		if (w < 0 && errno != EINTR)
+			break;
+		if (w > 0)
+			n -= w;
+	}
+	_exit(0);
 }
 
 /* Have LKDTM crash this kernel the way @what (@len bytes) names */
@@ -163,6 +191,13 @@ static void echo_service(void)
 			memcpy(&count, msg.data, sizeof(count));
 			flood(fd, count);
 			continue;
+		}
+		if (msg.type == TTY_FLOOD_TYPE &&
+		    msg.len == sizeof(uint32_t)) {
+			uint32_t bytes;
+
+			memcpy(&bytes, msg.data, sizeof(bytes));
+			tty_flood(bytes);
 		}
 		if (msg.type == FILL_TYPE)
 			fill(msg.data, msg.len);

@@ -839,6 +839,8 @@ static void check_message_flood(void)
 		  loc0, irq_count("LOC:", 0), flood_max_gap_us);
 }
 
+static void check_doorbell_cpu(void);
+
 static void check_messages(void)
 {
 	msg_fd = open("/dev/multikernel", O_RDWR | O_NONBLOCK | O_CLOEXEC);
@@ -852,6 +854,7 @@ static void check_messages(void)
 	check_message_backpressure();
 	check_message_flood();
 	close(msg_fd);
+	check_doorbell_cpu();
 
 	/* The tool, by hand */
 	mk_result("tool_send", !mk_tool((const char *const[]){ "multikernel",
@@ -889,6 +892,48 @@ static double echo_from(unsigned int id)
 	return at;
 }
 
+#define DOORBELL_CPU	"/sys/kernel/multikernel/instances/1/doorbell_cpu"
+#define CPU2_ONLINE	"/sys/devices/system/cpu/cpu2/online"
+
+/*
+ * Instance 1's doorbells go where its doorbell_cpu says: by default to
+ * CPU 0, the first of the CPUs that take managed interrupts, as the
+ * first channel; to CPU 2 once written there, which then takes its
+ * message interrupts; to another CPU once CPU 2 goes offline.  Its echo
+ * comes back throughout, and an offline CPU is refused.
+ */
+static void check_doorbell_cpu(void)
+{
+	long before;
+	char *text;
+
+	text = mk_read_file(DOORBELL_CPU);
+	mk_result("doorbell_cpu_default", text && !strcmp(text, "0\n"),
+		  "%s: %s", DOORBELL_CPU, text ? text : strerror(errno));
+	EXPECT("doorbell_cpu_offline_refused",
+	       mk_write_file(DOORBELL_CPU, "1"), EINVAL,
+	       "instance 1: doorbell_cpu: CPU 1 is not online");
+	mk_result("doorbell_cpu_set", !mk_write_file(DOORBELL_CPU, "2"),
+		  "%s: %s", DOORBELL_CPU, strerror(errno));
+	before = irq_count("MKI:", 2);
+	mk_result("doorbell_cpu_echo", echo_from(1) > 0,
+		  "no echo with instance 1's doorbell on CPU 2");
+	mk_result("doorbell_cpu_rang", irq_count("MKI:", 2) > before,
+		  "CPU 2 took no message interrupt: %ld before, %ld after",
+		  before, irq_count("MKI:", 2));
+	mk_result("doorbell_cpu_offline", !mk_write_file(CPU2_ONLINE, "0"),
+		  "cannot take CPU 2 offline: %s", strerror(errno));
+	text = mk_read_file(DOORBELL_CPU);
+	mk_result("doorbell_cpu_moved", text && strcmp(text, "2\n"),
+		  "instance 1's doorbell is on CPU %s after CPU 2 went offline",
+		  text ? text : strerror(errno));
+	mk_result("doorbell_cpu_echo_moved", echo_from(1) > 0,
+		  "no echo once CPU 2 went offline");
+	mk_result("doorbell_cpu_back", !mk_write_file(CPU2_ONLINE, "1") &&
+		  !mk_write_file(DOORBELL_CPU, "0"),
+		  "CPU 2 online, doorbell_cpu 0: %s", strerror(errno));
+}
+
 /*
  * The host's message bench, on CPU 0 with CPU 2 as the other host CPU,
  * once the instance said READY and its user space answered: its figures
@@ -923,7 +968,65 @@ static void msg_bench(void)
 		mk_report("MKBENCH: error %s: %s\n", path, strerror(errno));
 	res = mk_read_file(path);
 	mk_report("MKBENCH: %s", res && *res ? res : "no result\n");
-	mk_report("MKBENCH: done\n");
+}
+
+#define TTY_FLOOD_TYPE	8
+#define STALL_SECS	5
+
+/* The longest a thread on @cpu went without running over @secs, in us */
+static long longest_stall(int cpu, int secs)
+{
+	struct timespec prev, now;
+	cpu_set_t set, old;
+	long gap, max = 0;
+	double end;
+
+	sched_getaffinity(0, sizeof(old), &old);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	clock_gettime(CLOCK_MONOTONIC, &prev);
+	end = prev.tv_sec + prev.tv_nsec / 1e9 + secs;
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		gap = (now.tv_sec - prev.tv_sec) * 1000000 +
+		      (now.tv_nsec - prev.tv_nsec) / 1000;
+		if (gap > max)
+			max = gap;
+		prev = now;
+	} while (now.tv_sec + now.tv_nsec / 1e9 < end);
+	sched_setaffinity(0, sizeof(old), &old);
+	return max;
+}
+
+/*
+ * A thread on the CPU that takes instance 1's doorbells (doorbell_cpu):
+ * its longest stall over STALL_SECS while the instance is quiet, then
+ * while the instance floods its tty over messages (kernel messages, which
+ * no credit limits); figures for qemu/bench.py
+ */
+static void stall_bench(void)
+{
+	struct multikernel_msg msg = {
+		.peer = 1, .type = TTY_FLOOD_TYPE, .len = sizeof(uint32_t),
+	};
+	char *text = mk_read_file(DOORBELL_CPU);
+	uint32_t bytes = 1U << 30;
+	int cpu = text ? atoi(text) : 0, fd;
+	long quiet, flood, mki;
+
+	quiet = longest_stall(cpu, STALL_SECS);
+	memcpy(msg.data, &bytes, sizeof(bytes));
+	fd = open("/dev/multikernel", O_RDWR | O_CLOEXEC);
+	if (fd < 0 || write(fd, &msg, MULTIKERNEL_MSG_HDR_SIZE + msg.len) < 0)
+		mk_report("MKBENCH: error: flood: %s\n", strerror(errno));
+	/* Under way */
+	usleep(500000);
+	mki = irq_count("MKI:", cpu);
+	flood = longest_stall(cpu, STALL_SECS);
+	mki = irq_count("MKI:", cpu) - mki;
+	mk_report("MKBENCH: stall_cpu=%d stall_secs=%d stall_quiet_us=%ld stall_flood_us=%ld stall_flood_doorbells=%ld\n",
+		  cpu, STALL_SECS, quiet, flood, mki);
 }
 
 /* Instance @id's state file into @buf, without its newline */
@@ -1265,6 +1368,8 @@ start:
 	}
 	if (msgbench) {
 		msg_bench();
+		stall_bench();
+		mk_report("MKBENCH: done\n");
 		for (;;)
 			pause();
 	}
