@@ -757,10 +757,23 @@ static volatile bool flood_done;
 static long flood_max_gap_us;
 static unsigned long flood_spins;
 
+/* Microseconds since *@prev, which becomes now */
+static long gap_us(struct timespec *prev)
+{
+	struct timespec now;
+	long gap;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	gap = (now.tv_sec - prev->tv_sec) * 1000000 +
+	      (now.tv_nsec - prev->tv_nsec) / 1000;
+	*prev = now;
+	return gap;
+}
+
 /* A thread on CPU 0: the longest it went without running, in us */
 static void *flood_watch(void *arg __attribute__((unused)))
 {
-	struct timespec prev, now;
+	struct timespec prev;
 	cpu_set_t set;
 	long gap;
 
@@ -769,12 +782,9 @@ static void *flood_watch(void *arg __attribute__((unused)))
 	sched_setaffinity(0, sizeof(set), &set);
 	clock_gettime(CLOCK_MONOTONIC, &prev);
 	while (!flood_done) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		gap = (now.tv_sec - prev.tv_sec) * 1000000 +
-		      (now.tv_nsec - prev.tv_nsec) / 1000;
+		gap = gap_us(&prev);
 		if (gap > flood_max_gap_us)
 			flood_max_gap_us = gap;
-		prev = now;
 		flood_spins++;
 	}
 	return NULL;
@@ -976,7 +986,7 @@ static void msg_bench(void)
 /* The longest a thread on @cpu went without running over @secs, in us */
 static long longest_stall(int cpu, int secs)
 {
-	struct timespec prev, now;
+	struct timespec prev;
 	cpu_set_t set, old;
 	long gap, max = 0;
 	double end;
@@ -988,13 +998,10 @@ static long longest_stall(int cpu, int secs)
 	clock_gettime(CLOCK_MONOTONIC, &prev);
 	end = prev.tv_sec + prev.tv_nsec / 1e9 + secs;
 	do {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		gap = (now.tv_sec - prev.tv_sec) * 1000000 +
-		      (now.tv_nsec - prev.tv_nsec) / 1000;
+		gap = gap_us(&prev);
 		if (gap > max)
 			max = gap;
-		prev = now;
-	} while (now.tv_sec + now.tv_nsec / 1e9 < end);
+	} while (prev.tv_sec + prev.tv_nsec / 1e9 < end);
 	sched_setaffinity(0, sizeof(old), &old);
 	return max;
 }
