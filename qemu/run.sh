@@ -35,7 +35,10 @@
 # UART in qemu/spawn.sh) by any vCPU, and every write to port 0x80, where a
 # test's init can leave markers; lines as QEMU's
 # memory_region_ops_{read,write} trace events print them, with the host's
-# time in seconds appended).
+# time in seconds appended), MK_QEMU_MONITOR (a path: QEMU's human monitor
+# listens there, a unix socket, and qemu/monitor.py gives it the commands
+# the init prints as "MKMONITOR: COMMAND" lines; NAME.monitor gets what
+# it answered).
 set -euo pipefail
 
 [ $# -eq 4 ] || { echo "usage: $0 NAME KERNEL INITRAMFS CMDLINE" >&2; exit 2; }
@@ -79,6 +82,16 @@ if [ "${MK_QEMU_TTY:-0}" = 1 ]; then
 	stdin=/dev/tty stdout=/dev/tty
 fi
 
+# The monitor, and what of it the init asks for (qemu/monitor.py)
+monitor= watcher=
+if [ -n "${MK_QEMU_MONITOR:-}" ]; then
+	monitor=unix:$MK_QEMU_MONITOR,server=on,wait=off
+	rm -f "$results.raw"
+	python3 "$(dirname "$0")/monitor.py" "$results.raw" \
+		"$MK_QEMU_MONITOR" "$logdir/$name.monitor" &
+	watcher=$!
+fi
+
 failed=0
 pass() { echo "PASS $name:$1"; }
 fail() { echo "FAIL $name:$1: $2"; failed=1; }
@@ -90,13 +103,17 @@ timeout --foreground "${MK_QEMU_TIMEOUT:-180}" \
 	"${MK_QEMU:-qemu-system-x86_64}" -accel tcg "${machine[@]}" \
 		-cpu "${MK_QEMU_CPU:-max}" -m "${MK_QEMU_MEM:-1G}" \
 		-smp "${MK_QEMU_SMP:-2}" -nographic -no-reboot \
-		-monitor none -display none "${console[@]}" \
+		-monitor "${monitor:-none}" -display none "${console[@]}" \
 		-serial "$serial1" -serial "file:$results.raw" \
 		-kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 $cmdline" "${trace[@]}" \
 		<"$stdin" >"$stdout" 2>"$logdir/$name.qemu.err"
 rc=$?
 set -e
+if [ -n "$watcher" ]; then
+	kill "$watcher" 2> /dev/null || true
+	wait "$watcher" 2> /dev/null || true
+fi
 if [ -n "${MK_QEMU_IOTRACE:-}" ]; then
 	# Unblock the filter if QEMU died before it opened the FIFO
 	if kill -0 "$tracer" 2>/dev/null; then

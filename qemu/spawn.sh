@@ -4,7 +4,8 @@
 # The end-to-end test: a second kernel runs on CPUs 1 and 3 while the host
 # runs on.
 #
-#   qemu/spawn.sh [--kdump | --segments | --x2apic | --lifecycle | --bench]
+#   qemu/spawn.sh [--kdump | --segments | --x2apic | --lifecycle | --mce |
+#                  --bench]
 #                 [--instance KBUILD_DIR] KBUILD_DIR [NAME]
 #
 # QEMU gets four CPUs and the pool; the host (qemu/init/spawn.c) offlines
@@ -47,6 +48,11 @@
 # on the instance's console.
 # There is no trace of device accesses: CPU 1 changes hands every cycle.
 #
+# With --mce the host's init has QEMU's monitor raise machine checks on
+# the instance's CPUs and the host's (qemu/run.sh with MK_QEMU_MONITOR): the instance must report what it survives to the host, leave
+# the banks to it, take a broadcast machine check, and panic alone on a
+# fatal one.  The instance's console must say what it reported.
+#
 # --bench tests nothing: it hands the same kernels and initramfs images to
 # qemu/bench.py, which times spawns against cold boots (make bench).
 #
@@ -56,7 +62,7 @@ set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 
 usage() {
-	echo "usage: $0 [--kdump | --segments | --x2apic | --lifecycle | --bench] [--instance KBUILD_DIR] KBUILD_DIR [NAME]" >&2
+	echo "usage: $0 [--kdump | --segments | --x2apic | --lifecycle | --mce | --bench] [--instance KBUILD_DIR] KBUILD_DIR [NAME]" >&2
 	exit 2
 }
 mode=normal extra= ikbuild=
@@ -67,6 +73,7 @@ while [ $# -gt 0 ]; do
 	--segments) mode=segments extra="mkspawn=segments" ;;
 	--x2apic) mode=x2apic extra="mkspawn=x2apic" ;;
 	--lifecycle) mode=lifecycle ;;
+	--mce) mode=mce extra="mkspawn=mce mce=print_all" ;;
 	--bench) mode=bench ;;
 	--instance) [ $# -ge 2 ] || usage; ikbuild=$2; shift ;;
 	-*) usage ;;
@@ -174,6 +181,26 @@ if [ "$mode" = lifecycle ]; then
 	else
 		fail instance_kaslr "kernel text at ${random:-?} (want other than $link), with nokaslr at ${fixed:-?} (want $link)"
 	fi
+	exit "$failed"
+fi
+if [ "$mode" = mce ]; then
+	# Intel's machine checks, which are broadcast; exactly one report:
+	# the instance sends an error its banks keep once.  It dies in the
+	# handler of the last on both its CPUs: the first clears MCIP as it
+	# parks, the host the second's when it takes it back.
+	MK_EXPECT_INSTANCE_PANIC="Fatal machine check" \
+	MK_LOG_COUNTS="1 instance 1: machine check on its CPU of APIC id 1: bank 2 
+0 CPU1: machine check in progress since before this kernel ran here
+1 CPU3: machine check in progress since before this kernel ran here" \
+	MK_QEMU_CPU=max,vendor=GenuineIntel,family=6,model=106,stepping=6 \
+	MK_QEMU_MONITOR=$work/monitor MK_QEMU_SMP=4 MK_QEMU_TTYS1=1 \
+	MK_LOGDIR=$logdir "$here/run.sh" "$name" \
+		"$kbuild/arch/x86/boot/bzImage" "$logdir/$name.cpio" \
+		"mktoken=$token multikernel_pool=128M $extra" || rc=$?
+	[ "$rc" = 0 ] || failed=1
+	expect_line instance_reported_mce "$ilog" \
+		"machine check of APIC id 1, bank 2, status 0xb100000000000000: reported to the host" \
+		"the instance did not say it reported its machine check ($ilog)"
 	exit "$failed"
 fi
 qemu=() iotrace=1

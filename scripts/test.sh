@@ -99,7 +99,11 @@ if build host $MK_HOST_CONFIG; then
 	MK_KUNIT_EXPECT="mk_test_ring_producers: 2 producers: 10000 messages received, 0 out of order or bad" \
 	MK_LOG_COUNTS="1 send: kernel 250 wrote an impossible index into its ring
 1 instance 250 ready [0-9]+ ms after its start: Linux first,
-1 instance 250 sent READY again: ignored" \
+1 instance 250 sent READY again: ignored
+1 instance 250: machine check on its CPU of APIC id 7: bank 5 status 0xb100000000000000 
+1 instance 250: machine check report of 3 bytes, not 64: dropped
+1 instance 250: machine check report of version 2, not 1: dropped
+1 instance 250: machine check report of bank 64, reserved 0x0: dropped" \
 		step boot-host \
 		boot host "$MK_BUILD/host" "mktest=mk $pool"
 	step boot-fixed boot fixed "$MK_BUILD/host" \
@@ -134,6 +138,8 @@ if build host $MK_HOST_CONFIG; then
 	fi
 	MK_LOGDIR=$logs step boot-spawn-kdump "$MK_REPO/qemu/spawn.sh" \
 		--kdump "$MK_BUILD/host" spawn-kdump
+	MK_LOGDIR=$logs step boot-spawn-mce "$MK_REPO/qemu/spawn.sh" \
+		--mce "$MK_BUILD/host" spawn-mce
 	MK_LOGDIR=$logs step boot-console "$MK_REPO/qemu/console.sh" \
 		"$MK_BUILD/host" console
 fi

@@ -44,6 +44,9 @@
  * waits for the instance's READY and an echo from its user space, and
  * reports the figures of the host's
  * message bench (debugfs multikernel/msg_bench) as "MKBENCH:" lines.
+ * With mkspawn=mce the bad requests are left out; once the instance
+ * runs, the host has QEMU's monitor raise machine checks
+ * (check_machine_checks()), and ends there.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -1105,6 +1108,106 @@ static void update_bench(void)
 	mk_report("MKBENCH: done\n");
 }
 
+
+/* Have qemu/monitor.py give QEMU's monitor @command */
+static void monitor(const char *command)
+{
+	mk_report("MKMONITOR: %s\n", command);
+}
+
+/* Whether the kernel logs @text, since the mark, within @secs seconds */
+static bool logged_within(const char *text, int secs)
+{
+	int i;
+
+	for (i = 0; i < secs * 10; i++) {
+		if (mk_kmsg_logged(text) > 0)
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+#define MCE_INTERVAL	"/sys/devices/system/machinecheck/machinecheck0/check_interval"
+
+/*
+ * Machine checks that QEMU's monitor raises (mce -b CPU BANK STATUS
+ * MCG_STATUS ADDR MISC), broadcast as Intel's are: CPU gets the error,
+ * every other CPU an uncorrected one in bank 1 that is not enabled, which
+ * each kernel ignores; MCG_STATUS says RIPV and MCIP.  A CPU with CR4.MCE
+ * clear would shut the machine down.  An uncorrected error with no action
+ * required and no address (VAL, UC, EN, S: 0xb1...) on the instance's
+ * first CPU: it lives on, tells the host, and leaves the bank as it was.
+ * The same on host CPU 0: the host logs it, the instance lives.  A
+ * processor context corrupt (PCC, 0xb2...) on the instance's first CPU:
+ * the instance panics, the host lives.  Once the host has the CPU back,
+ * its own poll of the banks finds the first error there, and the next
+ * machine check is the host's alone.
+ */
+static void check_machine_checks(void)
+{
+	int ok;
+
+	mk_kmsg_mark();
+	monitor("mce -b 1 2 0xb100000000000000 5 0 0");
+	mk_result("mce_reported_to_host",
+		  logged_within("instance 1: machine check on its CPU of APIC id 1: bank 2 status 0xb100000000000000 ",
+				20),
+		  "the host logged no report of the machine check on CPU 1");
+	mk_result("mce_instance_lives", echo_from(1) > 0,
+		  "no echo from instance 1 after its machine check");
+
+	mk_kmsg_mark();
+	monitor("mce -b 0 3 0xb100000000000000 5 0 0");
+	mk_result("mce_broadcast_host",
+		  logged_within("CPU 0: Machine Check Exception: 5 Bank 3: b100000000000000",
+				20),
+		  "the host logged no machine check of its own on CPU 0");
+	mk_result("mce_broadcast_instance_lives",
+		  echo_from(1) > 0 && !strcmp(mk_state_of(1), "running"),
+		  "instance 1 is %s after a broadcast machine check",
+		  mk_state_of(1));
+
+	mk_kmsg_mark();
+	monitor("mce -b 1 4 0xb200000000000000 5 0 0");
+	mk_result("mce_fatal_crashes_instance",
+		  mk_wait_state(1, "crashed", 30000) &&
+		  logged_within("instance 1 crashed while running: panic: \"Fatal machine check", 5),
+		  "instance 1 is %s after a fatal machine check on its CPU",
+		  mk_state_of(1));
+	ok = mk_tool((const char *const[]){ "multikernel", "stop", "--id",
+		     "1", "--force", NULL }) ?:
+	     mk_tool((const char *const[]){ "multikernel", "unload", "--id",
+		     "1", NULL });
+	mk_result("mce_stop_unload", !ok, "multikernel stop, unload: %d", ok);
+	printf("$ echo 1 > /sys/devices/system/cpu/cpu{1,3}/online\n");
+	mk_result("mce_cpus_back",
+		  !mk_write_file("/sys/devices/system/cpu/cpu1/online", "1") &&
+		  !mk_write_file("/sys/devices/system/cpu/cpu3/online", "1"),
+		  "a CPU did not come online in the host: %s", strerror(errno));
+
+	/* Setting the interval makes every CPU read its banks at once */
+	mk_kmsg_mark();
+	printf("$ echo 299 > %s\n", MCE_INTERVAL);
+	mk_result("mce_banks_left_to_host",
+		  !mk_write_file(MCE_INTERVAL, "299") &&
+		  logged_within("Bank 2: b100000000000000", 20),
+		  "the host did not find the instance's first error in CPU 1's bank 2");
+
+	/*
+	 * The instance's kernel died in its machine check handler: its
+	 * first CPU cleared MCIP when it parked, its second, stopped in the
+	 * handler, still said a machine check was in progress when the host
+	 * took it back; the next would have reset the machine
+	 */
+	mk_kmsg_mark();
+	monitor("mce -b 0 3 0xb100000000000000 5 0 0");
+	mk_result("mce_after_instance",
+		  logged_within("CPU 0: Machine Check Exception: 5 Bank 3: b100000000000000",
+				20),
+		  "the host logged no machine check on CPU 0 once it had CPUs 1 and 3 back");
+}
+
 /* The instance's memory range from /proc/multikernel */
 static int instance_range(unsigned int id, unsigned long *lo,
 			  unsigned long *hi)
@@ -1147,6 +1250,7 @@ int main(void)
 	bool updatebench = mode && !strcmp(mode, "updatebench");
 	bool segments = mode && !strcmp(mode, "segments");
 	bool x2apic = mode && !strcmp(mode, "x2apic");
+	bool mce = mode && !strcmp(mode, "mce");
 	/* CPU 3 too, but where a test wants an instance of one CPU */
 	bool two_cpus = !(segments || bench || msgbench || updatebench);
 	char append[128], *pattern, *text;
@@ -1248,7 +1352,8 @@ int main(void)
 		EXPECT("unload_second_segments", mk_file_unload(2), 0,
 		       "instance 2 unloaded");
 	}
-	if (kdump || bench || msgbench || updatebench || segments || x2apic)
+	if (kdump || bench || msgbench || updatebench || segments || x2apic ||
+	    mce)
 		goto start;
 
 	/* Bad requests before the start */
@@ -1390,6 +1495,11 @@ start:
 		mk_write_file("/proc/sysrq-trigger", "c");
 		for (;;)
 			pause();
+	}
+	if (mce) {
+		check_ready(1);
+		check_machine_checks();
+		mk_done();
 	}
 	check_host_runs();
 	check_ready(1);
