@@ -103,7 +103,8 @@ if build host $MK_HOST_CONFIG; then
 1 instance 250: machine check on its CPU of APIC id 7: bank 5 status 0xb100000000000000 
 1 instance 250: machine check report of 3 bytes, not 64: dropped
 1 instance 250: machine check report of version 2, not 1: dropped
-1 instance 250: machine check report of bank 64, reserved 0x0: dropped" \
+1 instance 250: machine check report of bank 64, reserved 0x0: dropped
+1 instance 250: machine check report of bank 5, reserved 0x1: dropped" \
 		step boot-host \
 		boot host "$MK_BUILD/host" "mktest=mk $pool"
 	step boot-fixed boot fixed "$MK_BUILD/host" \

@@ -1195,10 +1195,9 @@ static void check_machine_checks(void)
 		  "the host did not find the instance's first error in CPU 1's bank 2");
 
 	/*
-	 * The instance's kernel died in its machine check handler: its
-	 * first CPU cleared MCIP when it parked, its second, stopped in the
-	 * handler, still said a machine check was in progress when the host
-	 * took it back; the next would have reset the machine
+	 * The instance's kernel died in its machine check handler on both
+	 * its CPUs; had either kept MCIP set, the next machine check would
+	 * have reset the machine
 	 */
 	mk_kmsg_mark();
 	monitor("mce -b 0 3 0xb100000000000000 5 0 0");
