@@ -33,6 +33,9 @@
 #   lifecycle  20 cycles of load, start, stop (graceful and forced), CPU
 #           back, unload, with leak checks, the scrub of instance memory
 #           and the stop call's refusals (qemu/init/lifecycle.c)
+#   many    seven instances at once, one on each CPU but the host's of
+#           eight, each answering messages, then all stopped and unloaded
+#           with nothing leaked (qemu/init/many.c)
 #   console the host starts its own bzImage as an instance without a UART,
 #           its console over messages: tmux types "multikernel console"
 #           and a command for the instance's shell into the host's
@@ -136,6 +139,10 @@ if build host $MK_HOST_CONFIG; then
 			"$MK_REPO/qemu/spawn.sh" --lifecycle \
 			--instance "$MK_BUILD/instance" "$MK_BUILD/host" \
 			lifecycle
+		MK_LOGDIR=$logs step boot-spawn-many \
+			"$MK_REPO/qemu/spawn.sh" --many \
+			--instance "$MK_BUILD/instance" "$MK_BUILD/host" \
+			spawn-many
 	fi
 	MK_LOGDIR=$logs step boot-spawn-kdump "$MK_REPO/qemu/spawn.sh" \
 		--kdump "$MK_BUILD/host" spawn-kdump

@@ -628,24 +628,6 @@ static void on_signal(int sig __attribute__((unused)))
 {
 }
 
-/* Whether instance @id's echo service answers */
-static bool echoes(unsigned int id)
-{
-	struct multikernel_msg msg = { .peer = id, .type = 1, .len = 4 };
-	struct pollfd pfd = { .events = POLLIN };
-	bool ok = false;
-
-	pfd.fd = open("/dev/multikernel", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (pfd.fd < 0)
-		return false;
-	if (write(pfd.fd, &msg, MULTIKERNEL_MSG_HDR_SIZE + msg.len) >= 0)
-		while (!ok && poll(&pfd, 1, 10000) > 0)
-			ok = read(pfd.fd, &msg, sizeof(msg)) > 0 &&
-			     msg.peer == id;
-	close(pfd.fd);
-	return ok;
-}
-
 /*
  * multikernel update: instance 2 replaces running instance 1 on CPU 1,
  * and instance 1 is gone
@@ -654,7 +636,7 @@ static void check_update(void)
 {
 	int ok;
 
-	if (!load_and_start("update", true) || !echoes(1)) {
+	if (!load_and_start("update", true) || !mk_echoes(1)) {
 		mk_result("update", 0, "instance 1 does not answer");
 		return;
 	}
@@ -663,7 +645,7 @@ static void check_update(void)
 		     "/instance.cpio", "--append", "mktoken=updated",
 		     "/bzImage", NULL });
 	mk_result("update", ok == 0 && mk_wait_state(2, "running", 20000) &&
-		  echoes(2) && access("/sys/kernel/multikernel/instances/1",
+		  mk_echoes(2) && access("/sys/kernel/multikernel/instances/1",
 				      F_OK),
 		  "multikernel update exited %d; instance 2 is %s, instance 1 %s",
 		  ok, mk_state_of(2), mk_state_of(1)[0] ? mk_state_of(1) : "gone");

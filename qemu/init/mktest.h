@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -256,6 +257,24 @@ static bool mk_wait_state(unsigned int id, const char *want, int ms)
 		usleep(20000);
 	}
 	return true;
+}
+
+/* Whether instance @id's echo service (qemu/init/instance.c) answers */
+static bool mk_echoes(unsigned int id)
+{
+	struct multikernel_msg msg = { .peer = id, .type = 1, .len = 4 };
+	struct pollfd pfd = { .events = POLLIN };
+	bool ok = false;
+
+	pfd.fd = open("/dev/multikernel", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (pfd.fd < 0)
+		return false;
+	if (write(pfd.fd, &msg, MULTIKERNEL_MSG_HDR_SIZE + msg.len) >= 0)
+		while (!ok && poll(&pfd, 1, 10000) > 0)
+			ok = read(pfd.fd, &msg, sizeof(msg)) > 0 &&
+			     msg.peer == id;
+	close(pfd.fd);
+	return ok;
 }
 
 /*
