@@ -27,8 +27,9 @@
 #     QEMU's trace (see below).
 #
 # With --kdump the host panics with a crash kernel loaded once the
-# instance runs: the crash kernel must come up, and the instance must go
-# on running through the panic and the crash kernel's boot, untouched.
+# instance runs: the crash kernel must come up, its vmcore must leave out
+# the pool and the shared area, and the instance must go on running
+# through the panic and the crash kernel's boot, untouched.
 #
 # With --segments the instance's boot parameters are built in user space
 # (multikernel load --segments, kexec_load()) rather than by the kernel,
@@ -322,6 +323,15 @@ if [ "$mode" = kdump ]; then
 	expect_line crash_kernel_booted "$logdir/$name.log" \
 		"MKINSTANCE: token=crash-$token\$" \
 		"no crash kernel init on the first serial port"
+	# Its vmcore leaves out the pool and the shared area, which the host
+	# named on its command line, as it leaves out the crash kernel
+	out=$(grep -c "MKINSTANCE: vmcore leaves out 0x[0-9a-f]*-0x[0-9a-f]*" "$logdir/$name.log" || true)
+	held=$(grep "MKINSTANCE: vmcore holds" "$logdir/$name.log" || true)
+	if [ "$out" = 2 ] && [ -z "$held" ]; then
+		pass crash_vmcore_leaves_out_instances
+	else
+		fail crash_vmcore_leaves_out_instances "$out of the pool and the shared area left out of /proc/vmcore; ${held:-none held}"
+	fi
 fi
 
 # Device accesses, from QEMU's trace (qemu/run.sh, MK_QEMU_IOTRACE=1).

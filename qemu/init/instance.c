@@ -304,6 +304,37 @@ static void shell(void)
 	mk_spawn_shell("/dev/hvc0", "mk1# ");
 }
 
+/*
+ * As a crash kernel, told the host's multikernel ranges by mkexclude=
+ * (START-END,...; hex): whether /proc/vmcore leaves each out
+ */
+static void check_vmcore_excludes(const char *ranges)
+{
+	Elf64_Phdr ph[MK_VMCORE_MAX_PH];
+	int n = mk_vmcore_headers(ph), i;
+	unsigned long long start, end;
+	const char *p = ranges;
+	bool held;
+
+	if (n < 0) {
+		printf("MKINSTANCE: no /proc/vmcore to check\n");
+		return;
+	}
+	while (sscanf(p, "%llx-%llx", &start, &end) == 2) {
+		held = false;
+		for (i = 0; i < n; i++)
+			held |= ph[i].p_type == PT_LOAD &&
+				ph[i].p_vaddr < MK_KERNEL_TEXT_MAP &&
+				ph[i].p_paddr <= end &&
+				start < ph[i].p_paddr + ph[i].p_memsz;
+		printf("MKINSTANCE: vmcore %s %#llx-%#llx\n",
+		       held ? "holds" : "leaves out", start, end);
+		p = strchr(p, ',');
+		if (!p++)
+			break;
+	}
+}
+
 int main(int argc __attribute__((unused)), char **argv)
 {
 	const char *token = getenv("mktoken"), *off = getenv("mkpoweroff");
@@ -330,6 +361,8 @@ int main(int argc __attribute__((unused)), char **argv)
 	       p ? strtoul(p + strlen("MemTotal:"), NULL, 10) : 0UL);
 	printf("MKINSTANCE: cpus=%ld\n", sysconf(_SC_NPROCESSORS_ONLN));
 	printf("MKINSTANCE: console speed=%s\n", console_speed());
+	if (getenv("mkexclude"))
+		check_vmcore_excludes(getenv("mkexclude"));
 	run_on_each_cpu(sysconf(_SC_NPROCESSORS_ONLN));
 	if (!off && fork() == 0)
 		echo_service();

@@ -31,7 +31,6 @@
  * qemu/kexec-compat.sh notices the stage PASS lines that are missing.
  */
 #define _GNU_SOURCE
-#include <elf.h>
 #include <sys/wait.h>
 
 #include "mktest.h"
@@ -41,8 +40,6 @@
 #define INITRD_SYSFS	"/sys/firmware/initrd"
 #define INITRD		"/tmp/initrd.cpio"
 #define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
-/* __START_KERNEL_map: PT_LOADs from here up are the kernel text alias */
-#define KERNEL_TEXT_MAP	0xffffffff80000000ULL
 
 static char cmdline[4096];
 
@@ -366,32 +363,17 @@ static void __attribute__((noreturn)) stage3(void)
 /* The ELF core header of /proc/vmcore: notes and non-overlapping memory. */
 static void check_vmcore(void)
 {
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph[256];
-	int fd = open("/proc/vmcore", O_RDONLY), notes = 0, loads = 0;
+	Elf64_Phdr ph[MK_VMCORE_MAX_PH];
+	int n = mk_vmcore_headers(ph), notes = 0, loads = 0;
 	unsigned long long bytes = 0;
 	int i, j, overlap = -1;
 
-	if (fd < 0) {
-		mk_result("crash_vmcore_header", 0, "cannot open /proc/vmcore: %s",
-			  strerror(errno));
-		return;
-	}
-	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_type != ET_CORE ||
-	    eh.e_phentsize != sizeof(Elf64_Phdr) || !eh.e_phnum ||
-	    eh.e_phnum > 256 ||
-	    pread(fd, ph, eh.e_phnum * sizeof(Elf64_Phdr), eh.e_phoff) !=
-	    (ssize_t)(eh.e_phnum * sizeof(Elf64_Phdr))) {
-		close(fd);
+	if (n < 0) {
 		mk_result("crash_vmcore_header", 0,
-			  "/proc/vmcore does not start with a 64-bit ELF core header");
+			  "/proc/vmcore is missing or not a 64-bit ELF core file");
 		return;
 	}
-	close(fd);
-
-	for (i = 0; i < eh.e_phnum; i++) {
+	for (i = 0; i < n; i++) {
 		if (ph[i].p_type == PT_NOTE)
 			notes++;
 		if (ph[i].p_type != PT_LOAD)
@@ -401,19 +383,19 @@ static void check_vmcore(void)
 		       (unsigned long long)(ph[i].p_paddr + ph[i].p_memsz - 1),
 		       (unsigned long long)ph[i].p_vaddr);
 		/* The kernel text mapping aliases part of System RAM. */
-		if (ph[i].p_vaddr >= KERNEL_TEXT_MAP)
+		if (ph[i].p_vaddr >= MK_KERNEL_TEXT_MAP)
 			continue;
 		loads++;
 		bytes += ph[i].p_memsz;
 		for (j = 0; j < i; j++)
 			if (ph[j].p_type == PT_LOAD &&
-			    ph[j].p_vaddr < KERNEL_TEXT_MAP &&
+			    ph[j].p_vaddr < MK_KERNEL_TEXT_MAP &&
 			    ph[i].p_paddr < ph[j].p_paddr + ph[j].p_memsz &&
 			    ph[j].p_paddr < ph[i].p_paddr + ph[i].p_memsz)
 				overlap = i;
 	}
 	printf("kexec-init: /proc/vmcore: %d program headers, %d PT_NOTE, %d RAM PT_LOAD, %llu MiB\n",
-	       eh.e_phnum, notes, loads, bytes >> 20);
+	       n, notes, loads, bytes >> 20);
 	mk_result("crash_vmcore_header", notes >= 1 && loads >= 1,
 		  "%d PT_NOTE and %d RAM PT_LOAD headers", notes, loads);
 	mk_result("crash_vmcore_no_overlap", overlap < 0,
@@ -445,7 +427,7 @@ static void print_stext(void)
 		    sscanf(line, "%llx", &addr) != 1)
 			continue;
 		printf("kexec-init: _stext at %#llx (__START_KERNEL_map + %llu MiB)\n",
-		       addr, (addr - KERNEL_TEXT_MAP) >> 20);
+		       addr, (addr - MK_KERNEL_TEXT_MAP) >> 20);
 		break;
 	}
 	if (f)

@@ -16,6 +16,7 @@
 #error "define _GNU_SOURCE before the first #include (CPU affinity)"
 #endif
 
+#include <elf.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -257,6 +258,51 @@ static bool mk_wait_state(unsigned int id, const char *want, int ms)
 		usleep(20000);
 	}
 	return true;
+}
+
+/* __START_KERNEL_map: PT_LOADs from here up are the kernel text alias */
+#define MK_KERNEL_TEXT_MAP	0xffffffff80000000ULL
+#define MK_VMCORE_MAX_PH	256
+
+/*
+ * The program headers of /proc/vmcore, a 64-bit ELF core file, into @ph
+ * (MK_VMCORE_MAX_PH of them): how many, or -1
+ */
+static int mk_vmcore_headers(Elf64_Phdr *ph)
+{
+	int fd = open("/proc/vmcore", O_RDONLY | O_CLOEXEC), n = -1;
+	Elf64_Ehdr eh;
+
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) &&
+	    !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_type == ET_CORE &&
+	    eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum &&
+	    eh.e_phnum <= MK_VMCORE_MAX_PH &&
+	    pread(fd, ph, eh.e_phnum * sizeof(Elf64_Phdr), eh.e_phoff) ==
+	    (ssize_t)(eh.e_phnum * sizeof(Elf64_Phdr)))
+		n = eh.e_phnum;
+	close(fd);
+	return n;
+}
+
+/* The /proc/iomem range named @name as "START-END" (hex), or "none" */
+static void mk_iomem_range(const char *name, char *buf, size_t size)
+{
+	char *iomem = mk_read_file("/proc/iomem"), *line, *save, *colon;
+	unsigned long start, end;
+
+	snprintf(buf, size, "none");
+	for (line = iomem ? strtok_r(iomem, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		colon = strstr(line, " : ");
+		if (colon && !strcmp(colon + 3, name) &&
+		    sscanf(line, " %lx-%lx", &start, &end) == 2) {
+			snprintf(buf, size, "%lx-%lx", start, end);
+			return;
+		}
+	}
 }
 
 /* Whether instance @id's echo service (qemu/init/instance.c) answers */

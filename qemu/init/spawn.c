@@ -112,12 +112,15 @@ static long load_crash_kernel(const char *token)
 {
 	int kfd = open("/bzImage-host", O_RDONLY);
 	int ifd = open("/instance.cpio", O_RDONLY);
-	char cmdline[192];
+	char cmdline[320], pool[48], shared[48];
 	long ret;
 
+	/* Which the crash kernel's init checks its vmcore leaves out */
+	mk_iomem_range("Multikernel pool", pool, sizeof(pool));
+	mk_iomem_range("Multikernel shared memory", shared, sizeof(shared));
 	snprintf(cmdline, sizeof(cmdline),
-		 "console=ttyS0 nr_cpus=1 pnpacpi=off 8250.nr_uarts=1 irqpoll reset_devices panic=-1 mktoken=crash-%s mkpoweroff=4",
-		 token);
+		 "console=ttyS0 nr_cpus=1 pnpacpi=off 8250.nr_uarts=1 irqpoll reset_devices panic=-1 mktoken=crash-%s mkpoweroff=4 mkexclude=%s,%s",
+		 token, pool, shared);
 	ret = syscall(SYS_kexec_file_load, kfd, ifd, strlen(cmdline) + 1,
 		      cmdline, KEXEC_FILE_ON_CRASH);
 	close(kfd);
