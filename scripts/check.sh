@@ -6,7 +6,9 @@
 #   roundtrip   exporting the applied series gives topic/ back unchanged
 #   checkpatch  checkpatch.pl --strict on every patch: 0 errors, 0 warnings
 #   bisect      every patch builds (the host configuration, which has the
-#               debug options, incremental)
+#               debug options, with kconfig/bisect.config's eight CPUs;
+#               incremental); a patch whose tree was built before in the
+#               same configuration is not built again (MK_BISECT_CACHE)
 #   sparse      no sparse warning on a line the series adds (C=2)
 #   coccinelle  no report of the tree's semantic patches on such a line
 #   kconfig     CONFIG_MULTIKERNEL=n (base and small: kexec on) builds with
@@ -154,21 +156,40 @@ base_ok=1
 "$MK_REPO/scripts/build.sh" nomk-base base small > "$out/nomk-base.log" 2>&1 ||
 	base_ok=0
 : > "$out/bisect-times.log"
+# Which trees built, kept outside the repository as ccache keeps its
+# cache: one empty file per commit tree, configuration and compiler, so
+# that a run builds only the patches that changed (MK_BISECT_CACHE=none
+# builds every one).
+cache=${MK_BISECT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/multikernel/bisect}
+bisect_config="$MK_HOST_CONFIG bisect"
+conf_key=$({ for f in $bisect_config; do cat "$MK_REPO/kconfig/$f.config"; done
+	     cat "$MK_REPO/scripts/build.sh"; gcc --version
+	   } | sha1sum | cut -c1-40)
+[ "$cache" = none ] || mkdir -p "$cache"
+built=0 known=0
 for c in $(wt rev-list --reverse "$MK_BASE_BRANCH..$topic"); do
+	key=$cache/$(wt rev-parse "$c^{tree}")-$conf_key
+	if [ "$cache" != none ] && [ -e "$key" ]; then
+		echo "built before $(wt log -1 --format='%h %s' "$c")" >> "$out/bisect-times.log"
+		known=$((known + 1))
+		continue
+	fi
 	wt checkout -q --detach "$c"
 	t=$(date +%s)
-	if ! MK_KCONFIG_STRICT=0 "$MK_REPO/scripts/build.sh" host \
-		$MK_HOST_CONFIG > "$out/bisect.log" 2>&1; then
+	if ! MK_KCONFIG_STRICT=0 "$MK_REPO/scripts/build.sh" bisect \
+		$bisect_config > "$out/bisect.log" 2>&1; then
 		fail bisect "$(wt log -1 --format='%h %s' "$c") does not build ($out/bisect.log)"
 		tail -n 20 "$out/bisect.log"
 		bisect_ok=0
 		break
 	fi
+	[ "$cache" = none ] || : > "$key"
+	built=$((built + 1))
 	echo "$(( $(date +%s) - t )) s $(wt log -1 --format='%h %s' "$c")" >> "$out/bisect-times.log"
 done
 wt checkout -q "$MK_TOPIC_BRANCH"
 [ "$bisect_ok" = 1 ] && pass bisect
-echo "INFO bisect: $(( $(date +%s) - bisect_start )) s ($out/bisect-times.log)"
+echo "INFO bisect: $(( $(date +%s) - bisect_start )) s, $built patches built, $known built before in this configuration ($out/bisect-times.log)"
 
 if ! wait "$lint_pid"; then
 	failed=1

@@ -28,14 +28,15 @@
 #           instance (kconfig/instance.config) on CPUs 1 and 3 of four,
 #           and both run, each on its own devices (qemu/spawn.sh); the
 #           same with boot parameters built in user space (kexec_load(),
-#           one CPU) and on an x2APIC machine (QEMU 10); then the host
-#           starts its own bzImage and panics into kdump under it
+#           one CPU) and on an x2APIC machine (QEMU 10) whose CPUs 2 and
+#           3 have APIC ids 256 and 257; then the host starts its own
+#           bzImage and panics into kdump under it
 #   lifecycle  20 cycles of load, start, stop (graceful and forced), CPU
 #           back, unload, with leak checks, the scrub of instance memory
 #           and the stop call's refusals (qemu/init/lifecycle.c)
-#   many    seven instances at once, one on each CPU but the host's of
-#           eight, each answering messages, then all stopped and unloaded
-#           with nothing leaked (qemu/init/many.c)
+#   many    fifteen instances at once, one on each CPU but the host's of
+#           sixteen, each answering messages, then all stopped and
+#           unloaded with nothing leaked (qemu/init/many.c)
 #   console the host starts its own bzImage as an instance without a UART,
 #           its console over messages: tmux types "multikernel console"
 #           and a command for the instance's shell into the host's

@@ -282,9 +282,15 @@ static void run_on_each_cpu(long cpus)
 				       cpu, strerror(errno));
 				_exit(1);
 			}
-			__cpuid(1, eax, ebx, ecx, edx);
+			/* The x2APIC id of leaf 0xb, or leaf 1's 8 bits */
+			if (__get_cpuid_max(0, NULL) >= 0xb) {
+				__cpuid_count(0xb, 0, eax, ebx, ecx, edx);
+			} else {
+				__cpuid(1, eax, ebx, ecx, edx);
+				edx = ebx >> 24;
+			}
 			printf("MKINSTANCE: CPU %d ran with APIC id %u\n",
-			       sched_getcpu(), ebx >> 24);
+			       sched_getcpu(), edx);
 			_exit(0);
 		}
 		if (pid > 0)
