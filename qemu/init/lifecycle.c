@@ -49,6 +49,7 @@
 #define POOL_MEM	(128ULL << 20)
 #define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
 #define CPU3_ONLINE	"/sys/devices/system/cpu/cpu3/online"
+#define CPU2_ONLINE	"/sys/devices/system/cpu/cpu2/online"
 #define CPUS_ONLINE	"/sys/devices/system/cpu/online"
 #define POOL_FIND	"/sys/kernel/debug/multikernel/pool_find"
 #define START_DELAY	"/sys/module/multikernel/parameters/test_start_delay_ms"
@@ -746,12 +747,16 @@ static void check_give_back_rollback(void)
  * after its start) is stopped, and its CPU comes back; a give-back that
  * takes longer than the heartbeat's 2 s (3 s here: test kernels can hold
  * it before the memory is cleared, as clearing much memory does) is not
- * taken for a hang on the way.
+ * taken for a hang on the way.  Meanwhile CPU hotplug goes on: the memory
+ * is cleared without the device hotplug lock, so another CPU goes offline
+ * and online again well within the hold, while the instance is not yet
+ * stopped.
  */
 static void check_self_poweroff(void)
 {
 	char append[64];
-	double t0;
+	double t0, t1, took;
+	bool ok;
 
 	snprintf(append, sizeof(append), "mktoken=%s-self-off mkpoweroff=1",
 		 token);
@@ -764,6 +769,19 @@ static void check_self_poweroff(void)
 			  strerror(errno));
 		mk_write_file(GIVE_BACK_DELAY, "0");
 		return;
+	}
+	if (mk_logged_within("test: instance 1: holding its give-back", 20)) {
+		t1 = now();
+		ok = !mk_write_file(CPU2_ONLINE, "0") &&
+		     !mk_write_file(CPU2_ONLINE, "1");
+		took = now() - t1;
+		mk_result("hotplug_during_clear", ok && took < 1.5 &&
+			  strcmp(mk_state_of(1), "stopped"),
+			  "CPU 2 offline and online: %s in %.2f s, instance 1 %s",
+			  ok ? "done" : strerror(errno), took, mk_state_of(1));
+	} else {
+		mk_result("hotplug_during_clear", 0,
+			  "the give-back of instance 1 was not held");
 	}
 	mk_wait_state(1, "stopped", 30000);
 	mk_write_file(GIVE_BACK_DELAY, "0");

@@ -118,6 +118,19 @@ static void mk_expect_logged(const char *name, long ret, int saved_errno,
 		mk_result(name, 1, "");
 }
 
+/* Whether the kernel logs @text, since the mark, within @secs seconds */
+static bool mk_logged_within(const char *text, int secs)
+{
+	int i;
+
+	for (i = 0; i < secs * 10; i++) {
+		if (mk_kmsg_logged(text) > 0)
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
 #define EXPECT(name, call, err, text) do {				\
 	long __ret;							\
 	int __errno;							\

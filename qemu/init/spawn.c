@@ -1118,19 +1118,6 @@ static void monitor(const char *command)
 	mk_report("MKMONITOR: %s\n", command);
 }
 
-/* Whether the kernel logs @text, since the mark, within @secs seconds */
-static bool logged_within(const char *text, int secs)
-{
-	int i;
-
-	for (i = 0; i < secs * 10; i++) {
-		if (mk_kmsg_logged(text) > 0)
-			return true;
-		usleep(100000);
-	}
-	return false;
-}
-
 #define MCE_INTERVAL	"/sys/devices/system/machinecheck/machinecheck0/check_interval"
 
 /*
@@ -1154,7 +1141,7 @@ static void check_machine_checks(void)
 	mk_kmsg_mark();
 	monitor("mce -b 1 2 0xb100000000000000 5 0 0");
 	mk_result("mce_reported_to_host",
-		  logged_within("instance 1: machine check on its CPU of APIC id 1: bank 2 status 0xb100000000000000 ",
+		  mk_logged_within("instance 1: machine check on its CPU of APIC id 1: bank 2 status 0xb100000000000000 ",
 				20),
 		  "the host logged no report of the machine check on CPU 1");
 	mk_result("mce_instance_lives", echo_from(1) > 0,
@@ -1163,7 +1150,7 @@ static void check_machine_checks(void)
 	mk_kmsg_mark();
 	monitor("mce -b 0 3 0xb100000000000000 5 0 0");
 	mk_result("mce_broadcast_host",
-		  logged_within("CPU 0: Machine Check Exception: 5 Bank 3: b100000000000000",
+		  mk_logged_within("CPU 0: Machine Check Exception: 5 Bank 3: b100000000000000",
 				20),
 		  "the host logged no machine check of its own on CPU 0");
 	mk_result("mce_broadcast_instance_lives",
@@ -1175,7 +1162,7 @@ static void check_machine_checks(void)
 	monitor("mce -b 1 4 0xb200000000000000 5 0 0");
 	mk_result("mce_fatal_crashes_instance",
 		  mk_wait_state(1, "crashed", 30000) &&
-		  logged_within("instance 1 crashed while running: panic: \"Fatal machine check", 5),
+		  mk_logged_within("instance 1 crashed while running: panic: \"Fatal machine check", 5),
 		  "instance 1 is %s after a fatal machine check on its CPU",
 		  mk_state_of(1));
 	ok = mk_tool((const char *const[]){ "multikernel", "stop", "--id",
@@ -1194,7 +1181,7 @@ static void check_machine_checks(void)
 	printf("$ echo 299 > %s\n", MCE_INTERVAL);
 	mk_result("mce_banks_left_to_host",
 		  !mk_write_file(MCE_INTERVAL, "299") &&
-		  logged_within("Bank 2: b100000000000000", 20),
+		  mk_logged_within("Bank 2: b100000000000000", 20),
 		  "the host did not find the instance's first error in CPU 1's bank 2");
 
 	/*
@@ -1205,7 +1192,7 @@ static void check_machine_checks(void)
 	mk_kmsg_mark();
 	monitor("mce -b 0 3 0xb100000000000000 5 0 0");
 	mk_result("mce_after_instance",
-		  logged_within("CPU 0: Machine Check Exception: 5 Bank 3: b100000000000000",
+		  mk_logged_within("CPU 0: Machine Check Exception: 5 Bank 3: b100000000000000",
 				20),
 		  "the host logged no machine check on CPU 0 once it had CPUs 1 and 3 back");
 }
