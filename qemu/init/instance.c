@@ -317,24 +317,18 @@ static void shell(void)
 static void check_vmcore_excludes(const char *ranges)
 {
 	Elf64_Phdr ph[MK_VMCORE_MAX_PH];
-	int n = mk_vmcore_headers(ph), i;
+	int n = mk_vmcore_headers(ph);
 	unsigned long long start, end;
 	const char *p = ranges;
-	bool held;
 
 	if (n < 0) {
 		printf("MKINSTANCE: no /proc/vmcore to check\n");
 		return;
 	}
 	while (sscanf(p, "%llx-%llx", &start, &end) == 2) {
-		held = false;
-		for (i = 0; i < n; i++)
-			held |= ph[i].p_type == PT_LOAD &&
-				ph[i].p_vaddr < MK_KERNEL_TEXT_MAP &&
-				ph[i].p_paddr <= end &&
-				start < ph[i].p_paddr + ph[i].p_memsz;
 		printf("MKINSTANCE: vmcore %s %#llx-%#llx\n",
-		       held ? "holds" : "leaves out", start, end);
+		       mk_vmcore_holds(ph, n, start, end) ? "holds" :
+		       "leaves out", start, end);
 		p = strchr(p, ',');
 		if (!p++)
 			break;

@@ -149,15 +149,22 @@ static const char *stage_cmdline(const char *marker)
 	return next_cmdline(drop, marker);
 }
 
+/* The crash kernel's: it checks that its vmcore leaves out mkexclude= */
 static const char *crash_cmdline(void)
 {
 	static const char *const drop[] = {
 		"mkstage=", "crashkernel=", "multikernel_pool=",
 		"retain_initrd", NULL
 	};
+	static char add[256];
+	char pool[64], shared[64];
 
-	return next_cmdline(drop,
-			    "nr_cpus=1 irqpoll reset_devices mkstage=crash");
+	mk_iomem_range("Multikernel pool", pool, sizeof(pool));
+	mk_iomem_range("Multikernel shared memory", shared, sizeof(shared));
+	snprintf(add, sizeof(add),
+		 "nr_cpus=1 irqpoll reset_devices mkstage=crash mkexclude=%s,%s",
+		 pool, shared);
+	return next_cmdline(drop, add);
 }
 
 /* --command-line=@line for kexec, in @opt */
@@ -214,6 +221,57 @@ static int range_of(const char *iomem_name, unsigned long *start,
 			return 0;
 	}
 	return -1;
+}
+
+/* The name of the top-level /proc/iomem entry holding @addr, or "none" */
+static void iomem_top_name(unsigned long addr, char *buf, size_t size)
+{
+	char *iomem = mk_read_file("/proc/iomem"), *line, *save, *colon;
+	unsigned long start, end;
+
+	snprintf(buf, size, "none");
+	for (line = iomem ? strtok_r(iomem, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		colon = strstr(line, " : ");
+		if (line[0] != ' ' && colon &&
+		    sscanf(line, "%lx-%lx", &start, &end) == 2 &&
+		    start <= addr && addr <= end) {
+			snprintf(buf, size, "%s", colon + 3);
+			return;
+		}
+	}
+}
+
+/*
+ * kexec-tools dumps every "System RAM" entry of /proc/iomem but "Crash
+ * kernel": the pool and the shared area must not lie in one.
+ */
+static void check_instances_not_system_ram(void)
+{
+	static const char *const names[] = {
+		"Multikernel pool", "Multikernel shared memory"
+	};
+	unsigned long start, end;
+	char range[64], top[64];
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		mk_iomem_range(names[i], range, sizeof(range));
+		if (sscanf(range, "%lx-%lx", &start, &end) != 2) {
+			mk_result("iomem_instances_not_system_ram", 0,
+				  "/proc/iomem has no %s", names[i]);
+			return;
+		}
+		iomem_top_name(start, top, sizeof(top));
+		printf("kexec-init: %s %s lies in \"%s\"\n", names[i], range,
+		       top);
+		if (!strcmp(top, "System RAM")) {
+			mk_result("iomem_instances_not_system_ram", 0,
+				  "%s %s lies in System RAM", names[i], range);
+			return;
+		}
+	}
+	mk_result("iomem_instances_not_system_ram", 1, "");
 }
 
 /* Both reservations made at boot, and apart from each other. */
@@ -337,6 +395,7 @@ static void __attribute__((noreturn)) stage3(void)
 
 	mk_result("stage3_reached", 1, "");
 	check_reservations("stage3_crashkernel_and_pool", 1);
+	check_instances_not_system_ram();
 
 	KEXEC_OK("stage3_crash_load", "-p", "-c", KERNEL, "--initrd=" INITRD,
 		 CMDLINE_OPT(crash_opt, crash_cmdline()));
@@ -404,6 +463,33 @@ static void check_vmcore(void)
 		  overlap < 0 ? 0ULL : (unsigned long long)ph[overlap].p_memsz);
 }
 
+/*
+ * kexec-tools built the ELF core header from /proc/iomem: it must leave
+ * out the host's pool and shared area, which mkexclude= names.
+ */
+static void check_vmcore_excludes(void)
+{
+	Elf64_Phdr ph[MK_VMCORE_MAX_PH];
+	int n = mk_vmcore_headers(ph), ranges = 0, held = 0;
+	const char *p = strstr(cmdline, " mkexclude=");
+	unsigned long long start, end;
+
+	for (p = p ? p + strlen(" mkexclude=") : NULL;
+	     p && sscanf(p, "%llx-%llx", &start, &end) == 2;
+	     p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		ranges++;
+		if (n >= 0 && mk_vmcore_holds(ph, n, start, end)) {
+			held++;
+			printf("kexec-init: vmcore holds %#llx-%#llx\n", start,
+			       end);
+		}
+	}
+	mk_result("crash_vmcore_leaves_out_instances",
+		  n >= 0 && ranges == 2 && !held,
+		  "%d of the %d ranges of mkexclude= in the vmcore%s", held,
+		  ranges, n < 0 ? " (no vmcore)" : "");
+}
+
 static void __attribute__((noreturn)) stage_crash(void)
 {
 	mk_result("crash_kernel_booted", access("/proc/vmcore", F_OK) == 0,
@@ -412,6 +498,7 @@ static void __attribute__((noreturn)) stage_crash(void)
 		  strstr(cmdline, "elfcorehdr=") != NULL,
 		  "no elfcorehdr= on the command line: %s", cmdline);
 	check_vmcore();
+	check_vmcore_excludes();
 	mk_done();
 }
 

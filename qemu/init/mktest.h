@@ -300,6 +300,21 @@ static int mk_vmcore_headers(Elf64_Phdr *ph)
 	return n;
 }
 
+/* Whether a RAM PT_LOAD of the @n headers @ph holds any of @start-@end */
+static bool mk_vmcore_holds(const Elf64_Phdr *ph, int n,
+			    unsigned long long start, unsigned long long end)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (ph[i].p_type == PT_LOAD &&
+		    ph[i].p_vaddr < MK_KERNEL_TEXT_MAP &&
+		    ph[i].p_paddr <= end &&
+		    start < ph[i].p_paddr + ph[i].p_memsz)
+			return true;
+	return false;
+}
+
 /* The /proc/iomem range named @name as "START-END" (hex), or "none" */
 static void mk_iomem_range(const char *name, char *buf, size_t size)
 {
