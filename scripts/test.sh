@@ -99,7 +99,7 @@ step check "$MK_REPO/scripts/check.sh"
 echo "INFO check: $(( $(date +%s) - t )) s" | tee -a "$results"
 if build host $MK_HOST_CONFIG; then
 	# Two producers on two CPUs lose, duplicate and reorder nothing
-	MK_QEMU_SMP=$topology MK_KUNIT_SUITE="multikernel multikernel_ring multikernel_unpack" \
+	MK_QEMU_SMP=$topology MK_KUNIT_SUITE="multikernel multikernel_ring multikernel_unpack multikernel_start" \
 	MK_KUNIT_EXPECT="mk_test_ring_producers: 2 producers: 10000 messages received, 0 out of order or bad" \
 	MK_LOG_COUNTS="1 send: kernel 250 wrote an impossible index into its ring
 1 instance 250 ready [0-9]+ ms after its start: Linux first,

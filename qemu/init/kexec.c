@@ -149,7 +149,10 @@ static const char *stage_cmdline(const char *marker)
 	return next_cmdline(drop, marker);
 }
 
-/* The crash kernel's: it checks that its vmcore leaves out mkexclude= */
+/*
+ * The crash kernel's: it checks that its vmcore leaves out mkexclude= and
+ * that it does not run in mkkeep=
+ */
 static const char *crash_cmdline(void)
 {
 	static const char *const drop[] = {
@@ -157,13 +160,14 @@ static const char *crash_cmdline(void)
 		"retain_initrd", NULL
 	};
 	static char add[256];
-	char pool[64], shared[64];
+	char pool[64], shared[64], trampoline[64];
 
 	mk_iomem_range("Multikernel pool", pool, sizeof(pool));
 	mk_iomem_range("Multikernel shared memory", shared, sizeof(shared));
+	mk_iomem_range("Real-mode trampoline", trampoline, sizeof(trampoline));
 	snprintf(add, sizeof(add),
-		 "nr_cpus=1 irqpoll reset_devices mkstage=crash mkexclude=%s,%s",
-		 pool, shared);
+		 "nr_cpus=1 irqpoll reset_devices mkstage=crash mkexclude=%s,%s mkkeep=%s",
+		 pool, shared, trampoline);
 	return next_cmdline(drop, add);
 }
 
@@ -244,18 +248,20 @@ static void iomem_top_name(unsigned long addr, char *buf, size_t size)
 
 /*
  * kexec-tools dumps every "System RAM" entry of /proc/iomem but "Crash
- * kernel": the pool and the shared area must not lie in one.
+ * kernel", and lets its kdump kernel run in the first below 640 KiB: the
+ * pool, the shared area and the trampoline must not lie in one.
  */
 static void check_instances_not_system_ram(void)
 {
 	static const char *const names[] = {
-		"Multikernel pool", "Multikernel shared memory"
+		"Multikernel pool", "Multikernel shared memory",
+		"Real-mode trampoline"
 	};
 	unsigned long start, end;
 	char range[64], top[64];
 	unsigned int i;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		mk_iomem_range(names[i], range, sizeof(range));
 		if (sscanf(range, "%lx-%lx", &start, &end) != 2) {
 			mk_result("iomem_instances_not_system_ram", 0,
@@ -490,6 +496,38 @@ static void check_vmcore_excludes(void)
 		  ranges, n < 0 ? " (no vmcore)" : "");
 }
 
+/*
+ * kexec-tools gave this kernel the host's first System RAM below 640 KiB
+ * to run in: not the host's trampoline (mkkeep=), which running instances
+ * bring their CPUs up through
+ */
+static void check_trampoline_kept(void)
+{
+	char *iomem = mk_read_file("/proc/iomem"), *line, *save, *colon;
+	const char *p = strstr(cmdline, " mkkeep=");
+	unsigned long long start, end, s, e;
+	int overlap = 0;
+
+	if (!p || sscanf(p, " mkkeep=%llx-%llx", &start, &end) != 2) {
+		mk_result("crash_kernel_off_trampoline", 0,
+			  "no mkkeep=START-END on the command line");
+		return;
+	}
+	for (line = iomem ? strtok_r(iomem, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		colon = strstr(line, " : ");
+		if (colon && !strcmp(colon + 3, "System RAM") &&
+		    sscanf(line, " %llx-%llx", &s, &e) == 2 && s <= end &&
+		    start <= e) {
+			printf("kexec-init: System RAM %llx-%llx holds the host's trampoline %llx-%llx\n",
+			       s, e, start, end);
+			overlap++;
+		}
+	}
+	mk_result("crash_kernel_off_trampoline", iomem && !overlap,
+		  "%d System RAM ranges hold the host's trampoline", overlap);
+}
+
 static void __attribute__((noreturn)) stage_crash(void)
 {
 	mk_result("crash_kernel_booted", access("/proc/vmcore", F_OK) == 0,
@@ -499,6 +537,7 @@ static void __attribute__((noreturn)) stage_crash(void)
 		  "no elfcorehdr= on the command line: %s", cmdline);
 	check_vmcore();
 	check_vmcore_excludes();
+	check_trampoline_kept();
 	mk_done();
 }
 

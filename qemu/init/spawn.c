@@ -399,27 +399,6 @@ static void check_sleep_refused(void)
 }
 
 /*
- * A hibernation image leaves out the pool and the shared area: refused
- * while an instance is loaded, although none runs.  Suspend to idle keeps
- * RAM as it is: allowed (pm_test stops it at the freezer).
- */
-static void check_sleep_with_loaded(void)
-{
-	int ret;
-
-	mk_result("pm_test_freezer_loaded",
-		  !mk_write_file("/sys/power/pm_test", "freezer"),
-		  "/sys/power/pm_test: %s", strerror(errno));
-	printf("$ echo disk > /sys/power/state\n");
-	EXPECT("hibernation_refused_loaded",
-	       mk_write_file("/sys/power/state", "disk"), EBUSY,
-	       "hibernation is refused while instances are loaded");
-	printf("$ echo freeze > /sys/power/state\n");
-	ret = mk_write_file("/sys/power/state", "freeze");
-	mk_expect_errno("freeze_allowed_loaded", ret, errno, 0);
-}
-
-/*
  * The kdump mode panics while a second start, on CPU 2, waits for its CPU
  * (multikernel.test_start_delay_ms holds it there) and a third instance's
  * load waits where a large kernel's decompression would take it
@@ -1445,7 +1424,6 @@ int main(void)
 	EXPECT("load_after_unload", file_load(2, OTHER_CPU, SZ_2M * 16), 0,
 	       "instance 2 loaded");
 	check_loaded_read_only();
-	check_sleep_with_loaded();
 	EXPECT("unload_again", mk_file_unload(2), 0, "instance 2 unloaded");
 	/*
 	 * Test kernels can fail mapping an instance read-only part way
