@@ -213,37 +213,16 @@ static int save_initrd(void)
 static int range_of(const char *iomem_name, unsigned long *start,
 		    unsigned long *end)
 {
-	char *iomem = mk_read_file("/proc/iomem"), *line;
-
-	if (!iomem)
-		return -1;
-	for (line = strtok(iomem, "\n"); line; line = strtok(NULL, "\n")) {
-		char *colon = strstr(line, " : ");
-
-		if (colon && !strcmp(colon + 3, iomem_name) &&
-		    sscanf(line, " %lx-%lx", start, end) == 2)
-			return 0;
-	}
-	return -1;
+	return mk_iomem_find(iomem_name, 0, start, end, NULL, 0);
 }
 
 /* The name of the top-level /proc/iomem entry holding @addr, or "none" */
 static void iomem_top_name(unsigned long addr, char *buf, size_t size)
 {
-	char *iomem = mk_read_file("/proc/iomem"), *line, *save, *colon;
 	unsigned long start, end;
 
-	snprintf(buf, size, "none");
-	for (line = iomem ? strtok_r(iomem, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		colon = strstr(line, " : ");
-		if (line[0] != ' ' && colon &&
-		    sscanf(line, "%lx-%lx", &start, &end) == 2 &&
-		    start <= addr && addr <= end) {
-			snprintf(buf, size, "%s", colon + 3);
-			return;
-		}
-	}
+	if (mk_iomem_find(NULL, addr, &start, &end, buf, size))
+		snprintf(buf, size, "none");
 }
 
 /*

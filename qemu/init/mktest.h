@@ -315,22 +315,41 @@ static bool mk_vmcore_holds(const Elf64_Phdr *ph, int n,
 	return false;
 }
 
-/* The /proc/iomem range named @name as "START-END" (hex), or "none" */
-static void mk_iomem_range(const char *name, char *buf, size_t size)
+/*
+ * The first /proc/iomem line named @name or, with @name NULL, the first
+ * top-level line that holds @addr: its range, and its name in @found (of
+ * @size bytes, may be NULL).  Return: 0, or -1 if there is none.
+ */
+static int mk_iomem_find(const char *name, unsigned long addr,
+			 unsigned long *start, unsigned long *end,
+			 char *found, size_t size)
 {
 	char *iomem = mk_read_file("/proc/iomem"), *line, *save, *colon;
-	unsigned long start, end;
 
-	snprintf(buf, size, "none");
 	for (line = iomem ? strtok_r(iomem, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		colon = strstr(line, " : ");
-		if (colon && !strcmp(colon + 3, name) &&
-		    sscanf(line, " %lx-%lx", &start, &end) == 2) {
-			snprintf(buf, size, "%lx-%lx", start, end);
-			return;
+		if (!colon || sscanf(line, " %lx-%lx", start, end) != 2)
+			continue;
+		if (name ? !strcmp(colon + 3, name) :
+		    line[0] != ' ' && *start <= addr && addr <= *end) {
+			if (found)
+				snprintf(found, size, "%s", colon + 3);
+			return 0;
 		}
 	}
+	return -1;
+}
+
+/* The /proc/iomem range named @name as "START-END" (hex), or "none" */
+static void mk_iomem_range(const char *name, char *buf, size_t size)
+{
+	unsigned long start, end;
+
+	if (mk_iomem_find(name, 0, &start, &end, NULL, 0))
+		snprintf(buf, size, "none");
+	else
+		snprintf(buf, size, "%lx-%lx", start, end);
 }
 
 /* Whether instance @id's echo service (qemu/init/instance.c) answers */
