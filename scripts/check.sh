@@ -4,6 +4,8 @@
 # make check: the series as a maintainer would check it.
 #
 #   roundtrip   exporting the applied series gives topic/ back unchanged
+#   series_form no fixup!/squash! patch, every patch signed off
+#               (scripts/series-form.sh)
 #   checkpatch  checkpatch.pl --strict on every patch: 0 errors, 0 warnings
 #   bisect      every patch builds (the host configuration, which has the
 #               debug options, with kconfig/bisect.config's eight CPUs;
@@ -57,6 +59,13 @@ if "$MK_REPO/scripts/status.sh" > "$out/status.log" 2>&1; then
 else
 	fail export_roundtrip "exporting the worktree does not give topic/ back ($out/status.log)"
 	cat "$out/status.log"
+fi
+
+# --- a posting, not a log -----------------------------------------------
+if "$MK_REPO/scripts/series-form.sh" > "$out/series-form.log" 2>&1; then
+	pass series_form
+else
+	fail series_form "$(head -n 3 "$out/series-form.log")"
 fi
 
 # --- checkpatch ---------------------------------------------------------

@@ -26,6 +26,12 @@ MK_QEMU10=$MK_QEMU10_DIR/usr/bin/qemu-system-x86_64
 MK_IMPORT_NAME="multikernel import"
 MK_IMPORT_EMAIL="import@multikernel.invalid"
 
+# The neutral identity topic/'s own patches carry (From: and
+# Signed-off-by:).  It is no one's: make send-dry replaces it with the git
+# identity of whoever runs it.
+MK_AUTHOR_NAME="Multikernel Team"
+MK_AUTHOR_EMAIL="team@multikernel.invalid"
+
 die() {
 	echo "error: $*" >&2
 	exit 1

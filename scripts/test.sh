@@ -8,6 +8,8 @@
 # with KUnit and the debug options (lockdep, DEBUG_ATOMIC_SLEEP,
 # DEBUG_LIST, DEBUG_OBJECTS, kmemleak).
 #
+#   series  make check refuses a fixup! patch; make send-dry signs every
+#           mail off as whoever runs it, refuses an .invalid or no address
 #   host    KUnit suite and the ABI from user space (the kernel tree's
 #           tools/testing/selftests/multikernel, run by qemu/init/host.c),
 #           on 4 CPUs whose APIC ids have a hole (0, 1, 2, 4); kmemleak
@@ -90,6 +92,48 @@ boot() {
 		"$kbuild/arch/x86/boot/bzImage" "$logs/$name.cpio" "$cmdline"
 }
 
+# The posting's tools: make check refuses a fixup patch, make send-dry
+# signs the mails off as whoever runs it and refuses an address the DCO
+# does not accept.
+series_tools() {
+	local d sender="Test Sender <sender@example.org>" n m
+	local -a as_sender=(GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=user.name
+		GIT_CONFIG_VALUE_0="Test Sender" GIT_CONFIG_KEY_1=user.email)
+
+	d=$(mktemp -d)
+	cp "$MK_REPO"/topic/0001-*.patch "$MK_REPO"/topic/0002-*.patch "$d/"
+	sed -i '0,/^\(Subject: \[PATCH [0-9/]*\] \)/s//\1fixup! /' "$d"/0002-*.patch
+	if "$MK_REPO/scripts/series-form.sh" "$d" | grep -q '^0002-.*fixup!.*fold it'; then
+		echo "PASS series_form_refuses_fixup"
+	else
+		echo "FAIL series_form_refuses_fixup: a fixup! patch passed"
+	fi
+	rm -rf "$d"
+
+	if env "${as_sender[@]}" GIT_CONFIG_VALUE_1=sender@multikernel.invalid \
+		"$MK_REPO/scripts/send-dry.sh" 2>&1 | grep -q 'cannot sign off' &&
+	   env "${as_sender[@]}" GIT_CONFIG_VALUE_1= \
+		"$MK_REPO/scripts/send-dry.sh" 2>&1 | grep -q 'no git identity'; then
+		echo "PASS send_dry_refuses_identity"
+	else
+		echo "FAIL send_dry_refuses_identity: wrote mails from .invalid or no address"
+	fi
+
+	env "${as_sender[@]}" GIT_CONFIG_VALUE_1=sender@example.org \
+		"$MK_REPO/scripts/send-dry.sh" || return 1
+	n=$(ls "$MK_REPO"/topic/*.patch | wc -l)
+	m=$(grep -L "^Signed-off-by: $sender\$" "$MK_BUILD"/send-dry/00*.eml |
+		grep -vc '/0000-' || true)
+	if [ "$(ls "$MK_BUILD"/send-dry/*.eml | wc -l)" = "$n" ] && [ "$m" = 0 ] &&
+	   ! grep -q '^From: .*multikernel.invalid' "$MK_BUILD"/send-dry/*.eml &&
+	   [ "$(grep -c '^Subject: \[PATCH RFC v2 [0-9]*/[0-9]*\]' \
+		"$MK_BUILD"/send-dry/*.eml | grep -c ':1$')" = "$n" ]; then
+		echo "PASS send_dry_signed_off: $n mails, each patch signed off by $sender"
+	else
+		echo "FAIL send_dry_signed_off: $m patch mails without the sender's sign-off, or a bad From:/Subject: ($MK_BUILD/send-dry)"
+	fi
+}
+
 pool="multikernel_pool=128M"
 # Two sockets of three cores, four present: APIC ids 0, 1, 2 and 4
 topology="4,sockets=2,cores=3,maxcpus=6"
@@ -97,6 +141,7 @@ topology="4,sockets=2,cores=3,maxcpus=6"
 t=$(date +%s)
 step check "$MK_REPO/scripts/check.sh"
 echo "INFO check: $(( $(date +%s) - t )) s" | tee -a "$results"
+step series series_tools
 if build host $MK_HOST_CONFIG; then
 	# Two producers on two CPUs lose, duplicate and reorder nothing
 	MK_QEMU_SMP=$topology MK_KUNIT_SUITE="multikernel multikernel_ring multikernel_unpack multikernel_start" \
