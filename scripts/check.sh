@@ -16,8 +16,8 @@
 #   kconfig     CONFIG_MULTIKERNEL=n (base and small: kexec on) builds with
 #               no multikernel symbol or section, and with the same symbols
 #               as the unpatched tree in that configuration; =y builds
-#   docs        Documentation/multikernel.rst parses without a docutils
-#               warning; kernel-doc -Wall finds nothing in the C files and
+#   docs        Documentation/multikernel.rst and the .rst files the series
+#               adds parse without a docutils warning; kernel-doc -Wall finds nothing in the C files and
 #               headers the series adds
 #
 # Prints "PASS check:NAME" or "FAIL check:NAME: why" lines; exits 1 on a
@@ -101,21 +101,32 @@ echo "INFO checkpatch: $cp_errors errors, $cp_warnings warnings, $cp_checks chec
 grep -E '^CHECK:' "$out/checkpatch.log" | sed 's/^/INFO   /' || true
 
 # --- documentation ------------------------------------------------------
-# Debian's python3 (python3-docutils), as for checkpatch
-if docs=$(/usr/bin/python3 - "$MK_REPO/Documentation/multikernel.rst" 2>&1 <<'EOF'
+# This repository's guide and every .rst file the series adds to the
+# kernel tree, as the topic branch has them.  Debian's python3
+# (python3-docutils), as for checkpatch.
+rst_dir=$out/rst
+rm -rf "$rst_dir"
+mkdir -p "$rst_dir"
+rst_files=("$MK_REPO/Documentation/multikernel.rst")
+while read -r f; do
+	mkdir -p "$rst_dir/$(dirname "$f")"
+	wt show "$topic:$f" > "$rst_dir/$f"
+	rst_files+=("$rst_dir/$f")
+done < <(wt diff --name-only --diff-filter=A "$MK_BASE_BRANCH" "$topic" -- '*.rst')
+if docs=$(/usr/bin/python3 - "${rst_files[@]}" 2>&1 <<'EOF'
 import io, sys
 import docutils.core
-err = io.StringIO()
-docutils.core.publish_doctree(open(sys.argv[1]).read(),
-                              source_path=sys.argv[1],
-                              settings_overrides={"warning_stream": err,
-                                                  "report_level": 2})
-sys.stdout.write(err.getvalue())
+for path in sys.argv[1:]:
+    err = io.StringIO()
+    docutils.core.publish_doctree(open(path).read(), source_path=path,
+                                  settings_overrides={"warning_stream": err,
+                                                      "report_level": 2})
+    sys.stdout.write(err.getvalue())
 EOF
 ) && [ -z "$docs" ]; then
 	pass docs_rst
 else
-	fail docs_rst "Documentation/multikernel.rst: $(echo "$docs" | head -n 3)"
+	fail docs_rst "$(echo "$docs" | head -n 3)"
 fi
 mapfile -t added < <(wt diff --name-only --diff-filter=A "$MK_BASE_BRANCH" \
 	"$topic" -- '*.c' '*.h' ':!tools/')
