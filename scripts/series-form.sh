@@ -8,7 +8,8 @@
 # A fix goes into the patch it fixes (git commit --fixup, then git rebase
 # -i --autosquash in the worktree), so no patch's subject may start with
 # fixup!, squash! or amend!.  Every patch is signed off, and a
-# Co-developed-by: is followed by its author's Signed-off-by:.  Prints
+# Co-developed-by: is followed by its author's Signed-off-by:, and the
+# cover letter's text is at most 150 lines.  Prints
 # one line per problem and exits 1 if there is any.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -45,4 +46,13 @@ for p in "${patches[@]}"; do
 		problem "$name" "a Co-developed-by: not followed by its Signed-off-by:"
 	fi
 done
+# The cover letter's own text (up to the shortlog) fits on a screenful
+# or three: the design is in the patches and their documentation.
+cover=$dir/0000-cover-letter.patch
+if [ -e "$cover" ]; then
+	n=$(sed -n '/^$/,$p' "$cover" |
+	    sed -n '/^[^ ].* ([0-9]*):$/q;p' | wc -l)
+	[ "$n" -le 150 ] ||
+		problem 0000-cover-letter.patch "$n lines before the shortlog, more than 150"
+fi
 [ "$problems" = 0 ] || exit 1

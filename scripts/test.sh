@@ -8,7 +8,8 @@
 # with KUnit and the debug options (lockdep, DEBUG_ATOMIC_SLEEP,
 # DEBUG_LIST, DEBUG_OBJECTS, kmemleak).
 #
-#   series  make check refuses a fixup! patch; make send-dry signs every
+#   series  make check refuses a fixup! patch and a cover letter over 150
+#           lines; make send-dry signs every
 #           mail off as whoever runs it, refuses an .invalid or no address
 #   host    KUnit suite and the ABI from user space (the kernel tree's
 #           tools/testing/selftests/multikernel, run by qemu/init/host.c),
@@ -101,14 +102,26 @@ series_tools() {
 		GIT_CONFIG_VALUE_0="Test Sender" GIT_CONFIG_KEY_1=user.email)
 
 	d=$(mktemp -d)
-	cp "$MK_REPO"/topic/0001-*.patch "$MK_REPO"/topic/0002-*.patch "$d/"
+	cp "$MK_REPO"/topic/0000-*.patch "$MK_REPO"/topic/0001-*.patch \
+		"$MK_REPO"/topic/0002-*.patch "$d/"
 	sed -i '0,/^\(Subject: \[PATCH [0-9/]*\] \)/s//\1fixup! /' "$d"/0002-*.patch
 	# (the scripts fail as they should: their status is not the test's)
 	out=$("$MK_REPO/scripts/series-form.sh" "$d" 2>&1 || true)
-	if grep -q '^0002-.*fixup!.*fold it' <<< "$out"; then
+	if grep -q '^0002-.*fixup!.*fold it' <<< "$out" &&
+	   ! grep -q '^0000-' <<< "$out"; then
 		echo "PASS series_form_refuses_fixup"
 	else
-		echo "FAIL series_form_refuses_fixup: a fixup! patch passed"
+		echo "FAIL series_form_refuses_fixup: a fixup! patch passed, or the cover letter did not ($out)"
+	fi
+	# a cover letter 200 lines longer than topic/'s
+	awk 'NR == 8 { for (i = 0; i < 200; i++) print "more text" } { print }' \
+		"$MK_REPO"/topic/0000-*.patch > "$d/long"
+	mv "$d/long" "$d"/0000-*.patch
+	out=$("$MK_REPO/scripts/series-form.sh" "$d" 2>&1 || true)
+	if grep -q '^0000-cover-letter.patch: .*more than 150' <<< "$out"; then
+		echo "PASS series_form_refuses_long_cover"
+	else
+		echo "FAIL series_form_refuses_long_cover: a cover letter of $(( $(sed -n '/^$/,$p' "$MK_REPO"/topic/0000-*.patch | sed -n '/^[^ ].* ([0-9]*):$/q;p' | wc -l) + 200 )) lines passed"
 	fi
 	rm -rf "$d"
 
