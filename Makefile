@@ -6,13 +6,14 @@
 
 SHELL := /bin/bash
 
-.PHONY: help deps rebase export status build check test demo bench send-dry
+.PHONY: help deps rebase export status build check test demo shell bench send-dry
 
 help:
-	@echo "make demo      build the multikernel host and show it in QEMU"
+	@echo "make demo      a host in QEMU starts a second kernel and talks to it"
+	@echo "make shell     the same QEMU machine, at the host's shell: try it"
 	@echo "make test      make check, then every QEMU test; 'N passed, M failed'"
 	@echo "make check     checkpatch, bisect build, sparse, coccinelle, Kconfig on/off"
-	@echo "make bench     spawn an instance against a cold QEMU boot (figures)"
+	@echo "make bench     spawn against cold boot, messages: bench/results.md"
 	@echo "make rebase    import the Debian 6.12 tarball, apply topic/"
 	@echo "make export    write the worktree's topic branch back into topic/"
 	@echo "make status    does topic/ hold all the worktree's work?"
@@ -41,6 +42,9 @@ test: rebase
 
 demo: rebase
 	@scripts/demo.sh
+
+shell: rebase
+	@scripts/demo.sh --shell
 
 bench: rebase
 	@scripts/bench.sh

@@ -32,18 +32,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 logdir=${MK_LOGDIR:-/tmp/mk-logs}
 busybox=/bin/busybox
 mkdir -p "$logdir"
-for tool in tmux "$busybox"; do
-	command -v "$tool" > /dev/null ||
-		{ echo "no $tool: run scripts/deps.sh" >&2; exit 1; }
-done
-
-work=$(mktemp -d)
-sock=mk-$name-$$
-cleanup() {
-	tmux -L "$sock" kill-server 2> /dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
+[ -x "$busybox" ] || die "no $busybox: run scripts/deps.sh"
+. "$here/tmux.sh"
 
 # busybox and the applets the shells use
 shell_lines=("dir /bin 0755 0 0" "file /bin/busybox $busybox 0755 0 0")
@@ -71,21 +61,11 @@ MK_QEMU_TTY=1 MK_QEMU_TIMEOUT=300 MK_LOGDIR='$logdir' \\
 echo \$? > '$work/run.rc'
 EOF
 chmod +x "$work/qemu"
-# The whole session stays in the pane's history
-printf '%s\n' 'set-option -g history-limit 50000' \
-	'set-option -g remain-on-exit on' > "$work/tmux.conf"
-tmux -L "$sock" -f "$work/tmux.conf" new-session -d -s mk -x 160 -y 50 \
-	"$work/qemu"
+tmux_start "$work/qemu"
 
 failed=0
 pass() { echo "PASS $name:$1"; }
 fail() { echo "FAIL $name:$1: $2"; failed=1; }
-
-# Everything the pane showed so far, wrapped lines joined
-pane() {
-	tmux -L "$sock" capture-pane -p -J -S - -t mk 2> /dev/null || true
-}
-keys() { tmux -L "$sock" send-keys -t mk "$@"; }
 
 # Check NAME: within SECONDS, the pane shows a line matching REGEX
 expect() {

@@ -7,7 +7,8 @@
 #
 # INIT.c is compiled static against the uapi headers of KBUILD_DIR (make
 # headers) and the multikernel selftest's header in the worktree, and
-# becomes /init; further gen_init_cpio lines (file, dir, slink) may follow.
+# becomes /init; an INIT that is not a .c file (a script) becomes /init as
+# it is.  Further gen_init_cpio lines (file, dir, slink) may follow.
 #
 #   qemu/initramfs.sh --selftest OUT KBUILD_DIR
 #
@@ -28,7 +29,7 @@ if [ "${1:-}" = --selftest ]; then
 	exit 0
 fi
 
-[ $# -ge 3 ] || { echo "usage: $0 OUT.cpio KBUILD_DIR INIT.c [LINE...]" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: $0 OUT.cpio KBUILD_DIR INIT.c|INIT [LINE...]" >&2; exit 2; }
 out=$1 kbuild=$2 src=$3
 shift 3
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,8 +39,12 @@ gen=$kbuild/usr/gen_init_cpio
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-gcc -static -O2 -Wall -Wextra -Werror -Wno-unused-function \
-	-I "$kbuild/usr/include" -I "$here/init" -I "$selftest" -o "$work/init" "$src"
+case $src in
+*.c)	gcc -static -O2 -Wall -Wextra -Werror -Wno-unused-function \
+		-I "$kbuild/usr/include" -I "$here/init" -I "$selftest" \
+		-o "$work/init" "$src" ;;
+*)	cp "$src" "$work/init" ;;
+esac
 {
 	echo "dir /dev 0755 0 0"
 	echo "nod /dev/console 0600 0 0 c 5 1"

@@ -67,7 +67,7 @@
 # qemu/bench.py, which times spawns against cold boots (make bench).
 #
 # Environment: MK_LOGDIR, MK_WORKTREE (for tools/multikernel), MK_BENCH_RUNS
-# (5).
+# (5), MK_BENCH_OUT and MK_BENCH_ABOUT (bench.py's --out and --about).
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 
@@ -136,6 +136,8 @@ printf "\\$(printf '%03o' $((hi & 0x7f)))" |
 
 if [ "$mode" = bench ]; then
 	python3 "$here/bench.py" --runs "${MK_BENCH_RUNS:-5}" \
+		${MK_BENCH_OUT:+--out "$MK_BENCH_OUT"} \
+		--about "${MK_BENCH_ABOUT:-}" \
 		"$kbuild/arch/x86/boot/bzImage" "$logdir/$name.cpio" \
 		"$ikbuild/arch/x86/boot/bzImage" "$work/instance.cpio"
 	exit 0

@@ -7,10 +7,15 @@
 #   series_form no fixup!/squash! patch, every patch signed off
 #               (scripts/series-form.sh)
 #   checkpatch  checkpatch.pl --strict on every patch: 0 errors, 0 warnings
+#               (its verdict on a patch it checked before against the same
+#               base is kept: MK_CHECKPATCH_CACHE)
 #   bisect      every patch builds (the host configuration, which has the
 #               debug options, with kconfig/bisect.config's eight CPUs;
 #               incremental); a patch whose tree was built before in the
-#               same configuration is not built again (MK_BISECT_CACHE)
+#               same configuration is not built again (MK_BISECT_CACHE);
+#               a patch that changes no file the kernel's build reads
+#               (documentation, tools, selftests), after one built here,
+#               compiles the tool and the selftest instead
 #   sparse      no sparse warning on a line the series adds (C=2)
 #   coccinelle  no report of the tree's semantic patches on such a line
 #   kconfig     CONFIG_MULTIKERNEL=n (base and small: kexec on) builds with
@@ -72,12 +77,51 @@ fi
 # Before the bisect build: checkpatch insists on a kernel tree around it,
 # and the bisect's checkouts make the top level vanish for a moment.
 # spdxcheck.py wants Debian's python3 (python3-ply, python3-git).
+# Its verdict on a patch depends on the patch and on the base tree, whose
+# checkpatch.pl, spelling list and files it reads: kept, as the bisect's
+# builds are, outside the repository (MK_CHECKPATCH_CACHE=none: none
+# kept), so that a run checks only the patches that changed; those two at
+# a time.
+cp_cache=${MK_CHECKPATCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/multikernel/checkpatch}
+cp_key=$({ wt rev-parse "$MK_BASE_BRANCH^{tree}"; echo "--strict --show-types"
+	 } | sha1sum | cut -c1-40)
+[ "$cp_cache" = none ] || mkdir -p "$cp_cache"
+cp_dir=$out/checkpatch
+rm -rf "$cp_dir"
+mkdir -p "$cp_dir"
+for p in "$MK_REPO"/topic/0*.patch; do
+	case $p in */0000-cover-letter.patch) continue ;; esac
+	# Not the first line, which names the commit, nor the numbers
+	k=$(sed -e 1d -e 's/^Subject: \[PATCH [0-9/]*\]/Subject:/' "$p" |
+	    sha1sum | cut -c1-40)-$cp_key
+	if [ "$cp_cache" != none ] && [ -s "$cp_cache/$k" ]; then
+		cp "$cp_cache/$k" "$cp_dir/$(basename "$p").log"
+	else
+		echo "$p $k"
+	fi
+done > "$cp_dir/todo"
+# (each: the worktree, where the logs go, the cache, a patch, its key);
+# the first alone, which writes --strict's CamelCase cache for the others
+checkpatch_each() {
+	# shellcheck disable=SC2016
+	xargs -r -n 2 -P "$1" sh -c '
+		log=$2/$(basename "$4").log
+		(cd "$1" && PATH=/usr/bin:$PATH scripts/checkpatch.pl \
+			--strict --show-types "$4") > "$log.tmp" 2>&1
+		mv "$log.tmp" "$log"
+		if [ "$3" != none ] && grep -q "^total:" "$log"; then
+			cp "$log" "$3/$5"
+		fi' sh "$MK_WORKTREE" "$cp_dir" "$cp_cache" 2>> "$cp_dir/xargs.err" ||
+		true
+}
+head -n 1 "$cp_dir/todo" | checkpatch_each 1
+tail -n +2 "$cp_dir/todo" | checkpatch_each 2
 cp_errors=0 cp_warnings=0 cp_checks=0
 : > "$out/checkpatch.log"
 for p in "$MK_REPO"/topic/0*.patch; do
 	case $p in */0000-cover-letter.patch) continue ;; esac
-	res=$(cd "$MK_WORKTREE" && PATH=/usr/bin:$PATH scripts/checkpatch.pl \
-		--strict --show-types "$p" 2>&1 || true)
+	res=$(cat "$cp_dir/$(basename "$p").log" 2>/dev/null ||
+	      echo "no checkpatch log for $p")
 	echo "$res" >> "$out/checkpatch.log"
 	tot=$(echo "$res" | grep -E '^total:' | tail -n 1 || true)
 	[ -n "$tot" ] || echo "checkpatch gave no total for $p" >&2
@@ -97,7 +141,7 @@ else
 	fail checkpatch "$cp_errors errors, $cp_warnings warnings ($out/checkpatch.log)"
 	grep -E '^(ERROR|WARNING):|^Must be run' "$out/checkpatch.log" | head -n 20
 fi
-echo "INFO checkpatch: $cp_errors errors, $cp_warnings warnings, $cp_checks checks"
+echo "INFO checkpatch: $cp_errors errors, $cp_warnings warnings, $cp_checks checks; $(wc -l < "$cp_dir/todo") patches checked, the others known ($cp_cache)"
 grep -E '^CHECK:' "$out/checkpatch.log" | sed 's/^/INFO   /' || true
 
 # --- documentation ------------------------------------------------------
@@ -186,30 +230,64 @@ conf_key=$({ for f in $bisect_config; do cat "$MK_REPO/kconfig/$f.config"; done
 	     cat "$MK_REPO/scripts/build.sh"; gcc --version
 	   } | sha1sum | cut -c1-40)
 [ "$cache" = none ] || mkdir -p "$cache"
-built=0 known=0
+# A patch that changes no file the kernel's build reads (documentation,
+# the tool, the selftests, MAINTAINERS) right after a patch built here
+# leaves the build as it was: instead of the kernel, the tool and the
+# selftest are compiled against that build's uapi headers.
+not_kernel='^(Documentation/|tools/multikernel/|tools/testing/selftests/|MAINTAINERS$)'
+tools_build() {
+	local d=$out/bisect-tools wt_dir=$MK_WORKTREE inc=$MK_BUILD/bisect/usr/include
+
+	rm -rf "$d"
+	mkdir -p "$d"
+	if [ -f "$wt_dir/tools/multikernel/multikernel.c" ]; then
+		gcc -O2 -Wall -Wextra -Werror -I "$inc" -c -o "$d/multikernel.o" \
+			"$wt_dir/tools/multikernel/multikernel.c" || return 1
+	fi
+	if [ -f "$wt_dir/tools/testing/selftests/multikernel/Makefile" ]; then
+		make -s -C "$wt_dir/tools/testing/selftests/multikernel" \
+			OUTPUT="$d" KHDR_INCLUDES="-isystem $inc" || return 1
+	fi
+}
+built=0 known=0 tools_only=0 dir_fresh=0
 for c in $(wt rev-list --reverse "$MK_BASE_BRANCH..$topic"); do
 	key=$cache/$(wt rev-parse "$c^{tree}")-$conf_key
+	what=$(wt log -1 --format='%h %s' "$c")
 	if [ "$cache" != none ] && [ -e "$key" ]; then
-		echo "built before $(wt log -1 --format='%h %s' "$c")" >> "$out/bisect-times.log"
+		echo "built before $what" >> "$out/bisect-times.log"
 		known=$((known + 1))
+		dir_fresh=0
 		continue
 	fi
 	wt checkout -q --detach "$c"
 	t=$(date +%s)
-	if ! MK_KCONFIG_STRICT=0 "$MK_REPO/scripts/build.sh" bisect \
-		$bisect_config > "$out/bisect.log" 2>&1; then
-		fail bisect "$(wt log -1 --format='%h %s' "$c") does not build ($out/bisect.log)"
-		tail -n 20 "$out/bisect.log"
-		bisect_ok=0
-		break
+	if [ "$dir_fresh" = 1 ] &&
+	   ! wt diff --name-only "$c^" "$c" | grep -qvE "$not_kernel"; then
+		if ! tools_build > "$out/bisect.log" 2>&1; then
+			fail bisect "$what: the tool or the selftest does not build ($out/bisect.log)"
+			tail -n 20 "$out/bisect.log"
+			bisect_ok=0
+			break
+		fi
+		tools_only=$((tools_only + 1))
+		echo "$(( $(date +%s) - t )) s, no kernel file changed: $what" >> "$out/bisect-times.log"
+	else
+		if ! MK_KCONFIG_STRICT=0 "$MK_REPO/scripts/build.sh" bisect \
+			$bisect_config > "$out/bisect.log" 2>&1; then
+			fail bisect "$what does not build ($out/bisect.log)"
+			tail -n 20 "$out/bisect.log"
+			bisect_ok=0
+			break
+		fi
+		built=$((built + 1))
+		dir_fresh=1
+		echo "$(( $(date +%s) - t )) s $what" >> "$out/bisect-times.log"
 	fi
 	[ "$cache" = none ] || : > "$key"
-	built=$((built + 1))
-	echo "$(( $(date +%s) - t )) s $(wt log -1 --format='%h %s' "$c")" >> "$out/bisect-times.log"
 done
 wt checkout -q "$MK_TOPIC_BRANCH"
 [ "$bisect_ok" = 1 ] && pass bisect
-echo "INFO bisect: $(( $(date +%s) - bisect_start )) s, $built patches built, $known built before in this configuration ($out/bisect-times.log)"
+echo "INFO bisect: $(( $(date +%s) - bisect_start )) s, $built patches built, $tools_only changing no kernel file (their tool and selftest compiled), $known built before in this configuration ($out/bisect-times.log)"
 
 if ! wait "$lint_pid"; then
 	failed=1

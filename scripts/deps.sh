@@ -10,7 +10,7 @@ pkgs=(
 	git make gcc libc6-dev bc bison flex libelf-dev libssl-dev cpio xz-utils lz4
 	python3 python3-ply python3-git perl ccache sparse coccinelle
 	qemu-system-x86 kexec-tools b4 linux-source-6.12
-	tmux busybox-static python3-docutils
+	tmux busybox-static python3-docutils gnuplot-nox fonts-liberation
 )
 missing=()
 for p in "${pkgs[@]}"; do

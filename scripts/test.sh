@@ -40,6 +40,11 @@
 #   many    fifteen instances at once, one on each CPU but the host's of
 #           sixteen, each answering messages, then all stopped and
 #           unloaded with nothing leaked (qemu/init/many.c)
+#   story   make shell's machine driven through tmux as a person would:
+#           qemu/shell.txt's commands typed at the host's shell and the
+#           instance's (load, start, console, messages, stop, unload),
+#           each answer checked; they are the ones README.md lists, and
+#           make demo shows the same run (qemu/story.sh)
 #   console the host starts its own bzImage as an instance without a UART,
 #           its console over messages: tmux types "multikernel console"
 #           and a command for the instance's shell into the host's
@@ -206,6 +211,8 @@ if build host $MK_HOST_CONFIG; then
 			"$MK_REPO/qemu/spawn.sh" --many \
 			--instance "$MK_BUILD/instance" "$MK_BUILD/host" \
 			spawn-many
+		MK_LOGDIR=$logs step boot-story "$MK_REPO/qemu/story.sh" \
+			"$MK_BUILD/host" "$MK_BUILD/instance" story
 	fi
 	MK_LOGDIR=$logs step boot-spawn-kdump "$MK_REPO/qemu/spawn.sh" \
 		--kdump "$MK_BUILD/host" spawn-kdump

@@ -43,7 +43,8 @@
  * mkspawn=msgbench it
  * waits for the instance's READY and an echo from its user space, and
  * reports the figures of the host's
- * message bench (debugfs multikernel/msg_bench) as "MKBENCH:" lines.
+ * message bench (debugfs multikernel/msg_bench), and of round trips
+ * through the instance's user space, as "MKBENCH:" lines.
  * With mkspawn=mce the bad requests are left out; once the instance
  * runs, the host has QEMU's monitor raise machine checks
  * (check_machine_checks()), and ends there.
@@ -986,6 +987,62 @@ static void msg_bench(void)
 	mk_report("MKBENCH: %s", res && *res ? res : "no result\n");
 }
 
+#define USER_RT_ROUNDS	1000
+#define USER_RT_PER_LINE	25
+
+/*
+ * Round trips from this process through instance 1's user space (its
+ * echo service) and back, each timed on its own: their distribution goes
+ * to qemu/bench.py as "MKBENCH: user_rt_us" lines of USER_RT_PER_LINE
+ * figures each, the microseconds of each round trip.
+ */
+static void user_round_trips(void)
+{
+	struct multikernel_msg msg = { .peer = 1, .type = MSG_TYPE, .len = 4 };
+	struct pollfd pfd = { .events = POLLIN };
+	char line[USER_RT_PER_LINE * 12 + 32];
+	int i, len = 0, lost = 0;
+	double t0;
+
+	pfd.fd = open("/dev/multikernel", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (pfd.fd < 0) {
+		mk_report("MKBENCH: error: /dev/multikernel: %s\n",
+			  strerror(errno));
+		return;
+	}
+	for (i = 0; i < USER_RT_ROUNDS; i++) {
+		bool back = false;
+
+		msg.peer = 1;
+		msg.len = 4;
+		t0 = now_s();
+		if (write(pfd.fd, &msg, MULTIKERNEL_MSG_HDR_SIZE + msg.len) < 0) {
+			lost++;
+			continue;
+		}
+		while (!back && poll(&pfd, 1, 5000) > 0)
+			back = read(pfd.fd, &msg, sizeof(msg)) > 0 &&
+			       msg.peer == 1;
+		if (!back) {
+			lost++;
+			continue;
+		}
+		if (!len)
+			len = snprintf(line, sizeof(line), "MKBENCH: user_rt_us");
+		len += snprintf(line + len, sizeof(line) - len, " %.1f",
+				(now_s() - t0) * 1e6);
+		if ((i + 1) % USER_RT_PER_LINE == 0) {
+			mk_report("%s\n", line);
+			len = 0;
+		}
+	}
+	if (len)
+		mk_report("%s\n", line);
+	mk_report("MKBENCH: user_rt_rounds=%d user_rt_lost=%d\n",
+		  USER_RT_ROUNDS, lost);
+	close(pfd.fd);
+}
+
 #define TTY_FLOOD_TYPE	8
 #define STALL_SECS	5
 
@@ -1469,6 +1526,7 @@ start:
 	}
 	if (msgbench) {
 		msg_bench();
+		user_round_trips();
 		stall_bench();
 		mk_report("MKBENCH: done\n");
 		for (;;)
