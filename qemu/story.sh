@@ -15,7 +15,8 @@
 # What the pane showed goes to NAME.story as it comes, from the first
 # prompt on, each line labelled with whose console it is: "host" (ttyS0),
 # or "instance" while "multikernel console" is attached to the instance's
-# (make demo prints it).  Prints "PASS NAME:check" or "FAIL NAME:check:
+# (make demo prints it), with the "-- " lines before their commands as
+# "--- " lines.  Prints "PASS NAME:check" or "FAIL NAME:check:
 # why" lines; exits non-zero if any failed.
 #
 # Environment: MK_LOGDIR, MK_WORKTREE (for tools/multikernel).
@@ -57,7 +58,8 @@ chmod +x "$work/run"
 tmux_start "$work/run"
 
 # NAME.story gets the pane's new lines from the first prompt on, labelled,
-# but for the last one, the line being typed (all of them with "all")
+# but for the last one, the line being typed (all of them with "all");
+# not the shells' banners, nor runs of empty lines
 shown=0
 show() {
 	local upto
@@ -72,6 +74,11 @@ show() {
 		}
 		!who && /^host#( |$)/ { who = "host" }
 		!who || /^Pane is dead/ { next }
+		# not the shells banners, nor a second empty line
+		/^BusyBox v[0-9.]+ .* built-in shell/ ||
+		/^Enter .help. for a list of built-in commands/ { next }
+		/^$/ && blank++ { next }
+		!/^$/ { blank = 0 }
 		/^multikernel: console: instance [0-9]+, / {
 			label(); who = "instance"; next }
 		/^multikernel: console: (detached from|instance [0-9]+ was unloaded)/ {
@@ -105,7 +112,7 @@ prompt_re() {
 
 # Each command once its prompt shows after the last answer; a check per
 # command, named after it
-at=0 step=0 check= stopped=
+at=0 step=0 check= stopped= captions=()
 while IFS= read -r line; do
 	case $line in
 	"=> "*)
@@ -117,6 +124,9 @@ while IFS= read -r line; do
 			stopped=1
 			break
 		fi
+		continue ;;
+	"-- "*)
+		captions+=("${line#-- }")
 		continue ;;
 	"host# "*) who=host ;;
 	"instance# "*) who=instance ;;
@@ -141,6 +151,11 @@ while IFS= read -r line; do
 	fi
 	at=$n
 	show
+	if [ ${#captions[@]} -gt 0 ]; then
+		[ ! -s "$story" ] || echo >> "$story"
+		printf -- '--- %s\n' "${captions[@]}" >> "$story"
+		captions=()
+	fi
 	if [ "$cmd" = '^]' ]; then
 		keys C-]
 	else
