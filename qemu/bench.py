@@ -77,6 +77,9 @@ import tempfile
 import time
 
 MARKER = b"MKINSTANCE: token="
+# One colour for each phase in the picture
+COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+           "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
 TIMEOUT = 120
 
 
@@ -315,7 +318,7 @@ def main():
               (len(spawn), a.runs, dropped, len(notes))
               if notes else "- Rounds: %d of %d measured, none dropped or "
               "tried again." % (len(spawn), a.runs))
-    notes_at = len(md)
+    md += ["  - %s" % n for n in notes]
     md += ["", "## An instance's start against a cold boot", "",
            "From the host's `multikernel start` (spawn), or from QEMU's "
            "start (a cold boot of the same kernel and initramfs on one "
@@ -368,8 +371,10 @@ def main():
 
     md += ["", "## Messages between the host and an instance", "",
            "One boot: the instance on CPU 1, the host on CPUs 0 and 2.", ""]
+    boot_notes = []
     lines = attempts("message boot", 2, lambda: host_boot("msgbench"),
-                     notes)
+                     boot_notes)
+    md += ["- %s" % n for n in boot_notes] + ([""] if boot_notes else [])
     rts, fig = [], {}
     for line in lines or []:
         words = line.split()[1:]
@@ -436,14 +441,16 @@ def main():
                     " / ".join("%.0f" % v for _, v in pct)),
                    "", "![round trips](msg-roundtrip.png)"]
     else:
-        md.append("Not measured (%s)." % (
-            notes[-1] if notes else "no message figures"))
+        md.append("Not measured%s." % ("" if boot_notes else
+                                       ": no message figures"))
         print("messages: not measured")
 
     # Kernel update: one more boot
     md += ["", "## A kernel update", ""]
+    boot_notes = []
     lines = attempts("update boot", 2, lambda: host_boot("updatebench"),
-                     notes)
+                     boot_notes)
+    md += ["- %s" % n for n in boot_notes] + ([""] if boot_notes else [])
     down, new_ready = [], []
     for line in lines or []:
         upd = dict(w.partition("=")[::2] for w in line.split()[2:])
@@ -469,11 +476,10 @@ def main():
                                       spread(new_ready, "%.0f"),
                                       med(down) / med(new_ready))]
     else:
-        md.append("Not measured (%s)." % (
-            notes[-1] if notes else "no update figures"))
+        md.append("Not measured%s." % ("" if boot_notes else
+                                       ": no update figures"))
         print("kernel update: not measured")
 
-    md[notes_at:notes_at] = ["  - %s" % n for n in notes]
     if a.out:
         write_out(a.out, md, phases, ph, rts)
     return 0 if spawn else 1
@@ -497,12 +503,14 @@ set title "An instance's start against a cold boot of the same kernel (medians)"
 set style data histograms
 set style histogram rowstacked
 set style fill solid 0.85 border -1
+%s
 set boxwidth 0.5
 set ylabel "seconds"
 set key outside right top vertical Left reverse noenhanced
 set yrange [0:*]
 plot for [i=2:%d] "%s/spawn-phases.dat" using i:xtic(1) title columnheader(i)
-""" % (out, len(names) + 1, data))
+""" % (out, "\n".join("set linetype %d lc rgb \"%s\"" % (i + 1, c)
+                      for i, c in enumerate(COLOURS)), len(names) + 1, data))
     if rts:
         lo, hi = min(rts), percentile(rts, 99)
         width = max((hi - lo) / 40.0, 0.1)

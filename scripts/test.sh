@@ -11,6 +11,10 @@
 #   series  make check refuses a fixup! patch and a cover letter over 150
 #           lines; make send-dry signs every
 #           mail off as whoever runs it, refuses an .invalid or no address
+#   bench-logic  make bench on a machine too loaded to measure every
+#           round, without QEMU: rounds retried, dropped and counted, the
+#           figures measured still written with their pictures
+#           (qemu/bench-check.py)
 #   host    KUnit suite and the ABI from user space (the kernel tree's
 #           tools/testing/selftests/multikernel, run by qemu/init/host.c),
 #           on 4 CPUs whose APIC ids have a hole (0, 1, 2, 4); kmemleak
@@ -164,6 +168,7 @@ t=$(date +%s)
 step check "$MK_REPO/scripts/check.sh"
 echo "INFO check: $(( $(date +%s) - t )) s" | tee -a "$results"
 step series series_tools
+step bench-logic python3 "$MK_REPO/qemu/bench-check.py" "$logs/bench-logic"
 if build host $MK_HOST_CONFIG; then
 	# Two producers on two CPUs lose, duplicate and reorder nothing
 	MK_QEMU_SMP=$topology MK_KUNIT_SUITE="multikernel multikernel_ring multikernel_unpack multikernel_start" \
