@@ -29,7 +29,8 @@ name=$(git -C "$MK_REPO" config user.name || true)
 email=$(git -C "$MK_REPO" config user.email || true)
 [ -n "$name" ] && [ -n "$email" ] ||
 	die "no git identity to sign the mails off with: git config user.name, user.email"
-case $email in
+# (domains are case-insensitive: .INVALID is as invalid)
+case ${email,,} in
 *.invalid | *@invalid | *@*.invalid.* | *@localhost*)
 	die "$email cannot sign off a patch (the DCO needs a real address): git config user.email" ;;
 esac

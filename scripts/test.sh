@@ -106,7 +106,7 @@ boot() {
 # signs the mails off as whoever runs it and refuses an address the DCO
 # does not accept.
 series_tools() {
-	local d sender="Test Sender <sender@example.org>" n m out out2
+	local d sender="Test Sender <sender@example.org>" n m out out2 out3
 	local -a as_sender=(GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=user.name
 		GIT_CONFIG_VALUE_0="Test Sender" GIT_CONFIG_KEY_1=user.email)
 
@@ -138,11 +138,14 @@ series_tools() {
 		"$MK_REPO/scripts/send-dry.sh" 2>&1 || true)
 	out2=$(env "${as_sender[@]}" GIT_CONFIG_VALUE_1= \
 		"$MK_REPO/scripts/send-dry.sh" 2>&1 || true)
+	out3=$(env "${as_sender[@]}" GIT_CONFIG_VALUE_1=sender@Example.INVALID \
+		"$MK_REPO/scripts/send-dry.sh" 2>&1 || true)
 	if grep -q 'cannot sign off' <<< "$out" &&
-	   grep -q 'no git identity' <<< "$out2"; then
+	   grep -q 'no git identity' <<< "$out2" &&
+	   grep -q 'cannot sign off' <<< "$out3"; then
 		echo "PASS send_dry_refuses_identity"
 	else
-		echo "FAIL send_dry_refuses_identity: wrote mails from .invalid or no address"
+		echo "FAIL send_dry_refuses_identity: wrote mails from .invalid, .INVALID or no address"
 	fi
 
 	env "${as_sender[@]}" GIT_CONFIG_VALUE_1=sender@example.org \
