@@ -35,6 +35,12 @@ pass() { echo "PASS check:$1"; }
 fail() { echo "FAIL check:$1: $2"; failed=1; }
 out=$MK_BUILD/check
 mkdir -p "$out"
+# How long each part took, as an INFO line: where a run's time goes
+t_part=$(date +%s)
+took() {
+	echo "INFO check_time:$1: $(( $(date +%s) - t_part )) s"
+	t_part=$(date +%s)
+}
 
 [ -d "$MK_WORKTREE/.git" ] || die "no worktree (make rebase)"
 if [ -n "$(wt status --porcelain --untracked-files=no)" ]; then
@@ -72,6 +78,8 @@ if "$MK_REPO/scripts/series-form.sh" > "$out/series-form.log" 2>&1; then
 else
 	fail series_form "$(head -n 3 "$out/series-form.log")"
 fi
+
+took roundtrip_series_form
 
 # --- checkpatch ---------------------------------------------------------
 # Before the bisect build: checkpatch insists on a kernel tree around it,
@@ -143,6 +151,7 @@ else
 fi
 echo "INFO checkpatch: $cp_errors errors, $cp_warnings warnings, $cp_checks checks; $(wc -l < "$cp_dir/todo") patches checked, the others known ($cp_cache)"
 grep -E '^CHECK:' "$out/checkpatch.log" | sed 's/^/INFO   /' || true
+took checkpatch
 
 # --- documentation ------------------------------------------------------
 # This repository's guide and every .rst file the series adds to the
@@ -185,7 +194,7 @@ fi
 # Single-threaded, so it runs in the background beside the bisect build,
 # on a copy of the tip's files (the bisect checks out older commits).
 lint() {
-	local failed=0 tip=$out/tip sp
+	local failed=0 tip=$out/tip sp t=$(date +%s)
 
 	rm -rf "$tip"
 	mkdir -p "$tip"
@@ -203,10 +212,13 @@ lint() {
 	else
 		pass coccinelle
 	fi
+	echo "INFO check_time:coccinelle: $(( $(date +%s) - t )) s (beside the bisect)"
 	return "$failed"
 }
 lint > "$out/lint.out" 2>&1 &
 lint_pid=$!
+
+took docs
 
 # --- bisect build -------------------------------------------------------
 bisect_ok=1
@@ -293,6 +305,7 @@ if ! wait "$lint_pid"; then
 	failed=1
 fi
 cat "$out/lint.out"
+took bisect_and_coccinelle
 
 # --- the host configuration at the tip ----------------------------------
 if ! "$MK_REPO/scripts/build.sh" host $MK_HOST_CONFIG > "$out/host.log" 2>&1; then
@@ -301,6 +314,8 @@ if ! "$MK_REPO/scripts/build.sh" host $MK_HOST_CONFIG > "$out/host.log" 2>&1; th
 else
 	pass kconfig_on
 fi
+
+took host_build
 
 # --- sparse -------------------------------------------------------------
 # Only objects this configuration builds (entry_fred.o needs X86_FRED).
@@ -326,6 +341,8 @@ else
 		pass sparse
 	fi
 fi
+
+took sparse
 
 # --- CONFIG_MULTIKERNEL=n -----------------------------------------------
 # Symbol names, without what moves with line numbers (initcall names) or
@@ -357,5 +374,6 @@ else
 		pass kconfig_off
 	fi
 fi
+took kconfig_off
 
 exit "$failed"
