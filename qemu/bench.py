@@ -108,14 +108,18 @@ def boot(args, ports, want, keep=None, optional=()):
                             stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     conns = []
-    for i, ls in enumerate(listeners):
-        ls.settimeout(30)
-        conn, _ = ls.accept()
-        conn.setblocking(False)
-        sel.register(conn, selectors.EVENT_READ, i)
-        conns.append(conn)
     seen, buf = {}, [b""] * ports
     try:
+        for i, ls in enumerate(listeners):
+            ls.settimeout(30)
+            try:
+                conn, _ = ls.accept()
+            except socket.timeout:
+                raise RuntimeError("QEMU did not open serial port %d "
+                                   "within 30 s" % i)
+            conn.setblocking(False)
+            sel.register(conn, selectors.EVENT_READ, i)
+            conns.append(conn)
         while len([w for w in want if w in seen]) < len(want):
             if time.monotonic() - t0 > TIMEOUT:
                 raise RuntimeError("no %r after %d s" %

@@ -84,13 +84,13 @@ expect() {
 }
 
 run() {
-	expect host_shell '^host# ' 240 || return 0
+	expect host_shell '^host#( |$)' 240 || return 0
 	keys 'multikernel console --id 1' Enter
 	expect attached 'console: instance 1, \^\] detaches' 20 || return 0
 	# The instance's log from its start: its kernel's command line
 	expect boot_log 'Kernel command line: .*mkshell=1' 30
 	keys Enter
-	expect instance_prompt '^mk1# ' 30 || return 0
+	expect instance_prompt '^mk1#( |$)' 30 || return 0
 	# Only the instance's command line has mkshell: 1 there, 0 in the host
 	keys 'echo "in-$(grep -c mkshell /proc/cmdline)-$((6*7))"' Enter
 	expect instance_command '^in-1-42' 30

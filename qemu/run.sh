@@ -16,7 +16,8 @@
 # NAME.qemu.err.
 #
 # With MK_QEMU_TTY=1 the first serial port is also this terminal, both
-# ways (qemu/console.sh runs this in tmux and types into it).
+# ways (qemu/console.sh runs this in tmux and types into it); Ctrl-A x
+# quits QEMU.
 #
 # Environment: MK_LOGDIR (where NAME.log goes), MK_QEMU (the QEMU binary,
 # qemu-system-x86_64), MK_QEMU_MACHINE (more QEMU options, split at
@@ -77,7 +78,8 @@ fi
 console=(-serial "file:$log.raw")
 stdin=/dev/null stdout=/dev/null
 if [ "${MK_QEMU_TTY:-0}" = 1 ]; then
-	console=(-chardev "stdio,id=ttyS0,signal=off,logfile=$log.raw"
+	# (mux: Ctrl-A x quits QEMU, whatever the guest does)
+	console=(-chardev "stdio,id=ttyS0,mux=on,signal=off,logfile=$log.raw"
 		 -serial chardev:ttyS0)
 	stdin=/dev/tty stdout=/dev/tty
 fi

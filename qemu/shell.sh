@@ -10,9 +10,10 @@
 # prints what to try (qemu/shell.txt) and gives the terminal to a shell,
 # "host# ", with busybox and the multikernel tool.  /boot/bzImage is the
 # kernel of INSTANCE_KBUILD_DIR, /boot/instance.cpio its initramfs
-# (qemu/init/shell-instance.sh).  "exit" powers QEMU off; qemu/run.sh's
-# judgement of the host's log then goes to NAME.verdict, beside the
-# log, and the exit status is its.
+# (qemu/init/shell-instance.sh).  "exit" powers QEMU off (Ctrl-A x quits
+# it at once); qemu/run.sh's judgement of the host's log then goes to
+# NAME.verdict, beside the log, its failures to stderr, and the exit
+# status is its.
 #
 # Environment: MK_LOGDIR (/tmp/mk-logs), MK_QEMU_TIMEOUT (seconds; none by
 # default), MK_WORKTREE (for tools/multikernel).
@@ -58,4 +59,6 @@ MK_LOGDIR=$logdir "$here/run.sh" "$name" "$kbuild/arch/x86/boot/bzImage" \
 	> "$logdir/$name.verdict" || rc=$?
 echo
 info "QEMU powered off; the host's console: $logdir/$name.log"
+# What went wrong in the host's log, if anything did
+grep '^FAIL ' "$logdir/$name.verdict" >&2 || true
 exit "$rc"

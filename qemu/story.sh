@@ -93,8 +93,10 @@ wait_line() {
 	local after=$1 regex=$2 secs=$3 i n
 
 	for ((i = 0; i < secs * 5; i++)); do
-		n=$(pane | awk -v a="$after" -v re="$regex" \
-			'NR > a && $0 ~ re { print NR; exit }')
+		# (the regex through the environment: -v would take its
+		# backslashes for escapes)
+		n=$(pane | re=$regex awk -v a="$after" \
+			'NR > a && $0 ~ ENVIRON["re"] { print NR; exit }')
 		if [ -n "$n" ]; then
 			echo "$n"
 			return 0

@@ -85,13 +85,16 @@ took roundtrip_series_form
 # Before the bisect build: checkpatch insists on a kernel tree around it,
 # and the bisect's checkouts make the top level vanish for a moment.
 # spdxcheck.py wants Debian's python3 (python3-ply, python3-git).
-# Its verdict on a patch depends on the patch and on the base tree, whose
-# checkpatch.pl, spelling list and files it reads: kept, as the bisect's
-# builds are, outside the repository (MK_CHECKPATCH_CACHE=none: none
-# kept), so that a run checks only the patches that changed; those two at
-# a time.
+# Its verdict on a patch depends on the patch and on the files of the
+# tree it runs in (the tip's): checkpatch.pl and its lists, MAINTAINERS,
+# the headers its CamelCase check reads.  Verdicts are kept, as the
+# bisect's builds are, outside the repository (MK_CHECKPATCH_CACHE=none:
+# none kept), so that a run checks only the patches that changed; those
+# two at a time.
 cp_cache=${MK_CHECKPATCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/multikernel/checkpatch}
-cp_key=$({ wt rev-parse "$MK_BASE_BRANCH^{tree}"; echo "--strict --show-types"
+cp_key=$({ wt rev-parse "$topic:scripts" "$topic:MAINTAINERS" \
+		"$topic:include" "$topic:arch/x86/include"
+	   echo "--strict --show-types"; perl --version
 	 } | sha1sum | cut -c1-40)
 [ "$cp_cache" = none ] || mkdir -p "$cp_cache"
 cp_dir=$out/checkpatch
@@ -118,7 +121,7 @@ checkpatch_each() {
 			--strict --show-types "$4") > "$log.tmp" 2>&1
 		mv "$log.tmp" "$log"
 		if [ "$3" != none ] && grep -q "^total:" "$log"; then
-			cp "$log" "$3/$5"
+			cp "$log" "$3/$5.tmp.$$" && mv "$3/$5.tmp.$$" "$3/$5"
 		fi' sh "$MK_WORKTREE" "$cp_dir" "$cp_cache" 2>> "$cp_dir/xargs.err" ||
 		true
 }
@@ -246,7 +249,19 @@ conf_key=$({ for f in $bisect_config; do cat "$MK_REPO/kconfig/$f.config"; done
 # the tool, the selftests, MAINTAINERS) right after a patch built here
 # leaves the build as it was: instead of the kernel, the tool and the
 # selftest are compiled against that build's uapi headers.
-not_kernel='^(Documentation/|tools/multikernel/|tools/testing/selftests/|MAINTAINERS$)'
+# Whether commit $1 changes a file the kernel's build reads: 0 if not, 1
+# if so, 2 if git cannot tell (the top-level Kconfig sources
+# Documentation/Kconfig)
+kernel_files_changed() {
+	local rc=0
+
+	wt diff --quiet --no-renames "$1^" "$1" -- . ':!Documentation/' \
+		':!tools/multikernel/' ':!tools/testing/selftests/' \
+		':!MAINTAINERS' || rc=$?
+	[ "$rc" = 0 ] || return "$rc"
+	wt diff --quiet --no-renames "$1^" "$1" -- Documentation/Kconfig ||
+		return $?
+}
 tools_build() {
 	local d=$out/bisect-tools wt_dir=$MK_WORKTREE inc=$MK_BUILD/bisect/usr/include
 
@@ -273,8 +288,10 @@ for c in $(wt rev-list --reverse "$MK_BASE_BRANCH..$topic"); do
 	fi
 	wt checkout -q --detach "$c"
 	t=$(date +%s)
-	if [ "$dir_fresh" = 1 ] &&
-	   ! wt diff --name-only "$c^" "$c" | grep -qvE "$not_kernel"; then
+	changed=0
+	kernel_files_changed "$c" || changed=$?
+	[ "$changed" -le 1 ] || die "git diff $c^ $c failed"
+	if [ "$dir_fresh" = 1 ] && [ "$changed" = 0 ]; then
 		if ! tools_build > "$out/bisect.log" 2>&1; then
 			fail bisect "$what: the tool or the selftest does not build ($out/bisect.log)"
 			tail -n 20 "$out/bisect.log"

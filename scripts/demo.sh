@@ -20,7 +20,7 @@ case ${1:-} in
 esac
 out=$MK_BUILD/demo
 mkdir -p "$out"
-info "building the host kernel and a kernel built to be an instance (incremental)"
+info "building the host kernel and a kernel built to be an instance (incremental; logs: $out/build-*.log)"
 "$MK_REPO/scripts/build.sh" host $MK_HOST_CONFIG > "$out/build-host.log" 2>&1 ||
 	die "the host kernel did not build ($out/build-host.log)"
 "$MK_REPO/scripts/build.sh" instance base small instance \
@@ -39,6 +39,8 @@ rc=0
 MK_LOGDIR=$out "$MK_REPO/qemu/story.sh" "$MK_BUILD/host" \
 	"$MK_BUILD/instance" demo > "$out/verdict" 2>&1 &
 story=$!
+# Ctrl-C ends the story too (its tmux server and QEMU with it)
+trap 'kill "$story" 2> /dev/null || true' INT TERM EXIT
 tail -n +1 -f --pid="$story" "$out/demo.story" || true
 wait "$story" || rc=$?
 

@@ -18,7 +18,8 @@ chmod 755 /sbin/poweroff
 
 echo "instance: $(uname -sr), $(nproc) CPU," \
 	"$(sed -n 's/^MemTotal: *//p' /proc/meminfo) of memory"
-while msg=$(multikernel recv); do
+while :; do
+	msg=$(multikernel recv) || { sleep 1; continue; }
 	multikernel send --peer 0 "instance got: ${msg#*: }"
 done &
 export PS1='instance# '

@@ -1000,8 +1000,8 @@ static void user_round_trips(void)
 {
 	struct multikernel_msg msg = { .peer = 1, .type = MSG_TYPE, .len = 4 };
 	struct pollfd pfd = { .events = POLLIN };
-	char line[USER_RT_PER_LINE * 12 + 32];
-	int i, len = 0, lost = 0;
+	char line[USER_RT_PER_LINE * 16 + 32];
+	int i, len = 0, lost = 0, figures = 0;
 	double t0;
 
 	pfd.fd = open("/dev/multikernel", O_RDWR | O_NONBLOCK | O_CLOEXEC);
@@ -1027,16 +1027,17 @@ static void user_round_trips(void)
 			lost++;
 			continue;
 		}
-		if (!len)
+		if (!figures)
 			len = snprintf(line, sizeof(line), "MKBENCH: user_rt_us");
+		/* At most 15 characters a figure: a round trip under 10^9 us */
 		len += snprintf(line + len, sizeof(line) - len, " %.1f",
 				(now_s() - t0) * 1e6);
-		if ((i + 1) % USER_RT_PER_LINE == 0) {
+		if (++figures == USER_RT_PER_LINE) {
 			mk_report("%s\n", line);
-			len = 0;
+			figures = 0;
 		}
 	}
-	if (len)
+	if (figures)
 		mk_report("%s\n", line);
 	mk_report("MKBENCH: user_rt_rounds=%d user_rt_lost=%d\n",
 		  USER_RT_ROUNDS, lost);
