@@ -13,9 +13,9 @@ with the old patch that added it and the one that deleted it.  The map
     12          old patch 12 belongs to it
     12:path     only old patch 12's hunks in files under path
     12f         old patch 12 is folded: each hunk goes to the new patch
-                that wrote the lines it deletes or sits between (a fix
-                goes into the patch it fixes); here only what has no
-                such home
+                that wrote the lines it deletes or sits after (a fix
+                goes into the patch it fixes), hunks that move a line
+                together; here only what has no such home
 
 A hunk never goes before the new patch that wrote a line it deletes.
 New patch N's tree is the weave read with the hunks of new patches 1..N:
@@ -151,6 +151,37 @@ def weave(wt, base, ncommits, path, patch_diffs, hunks):
     return lines
 
 
+def moves(hunks, hids):
+    """Give hunks of @hids (one old patch's, folded) that move a line
+    within a file, one deleting it and another adding it, the later of
+    their new patches"""
+    parent = {h: h for h in hids}
+
+    def find(h):
+        while parent[h] != h:
+            parent[h] = parent[parent[h]]
+            h = parent[h]
+        return h
+
+    added = {}
+    for hid in hids:
+        for ln in hunks[hid].new:
+            text = ln.text.strip()
+            if text:
+                added.setdefault((hunks[hid].path, text), []).append(hid)
+    for hid in hids:
+        for ln in hunks[hid].gone:
+            for other in added.get((hunks[hid].path, ln.text.strip()), []):
+                if other != hid:
+                    parent[find(hid)] = find(other)
+    top = {}
+    for hid in hids:
+        r = find(hid)
+        top[r] = max(top.get(r, 0), hunks[hid].group)
+    for hid in hids:
+        hunks[hid].group = top[find(hid)]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--worktree", default=os.environ.get(
@@ -191,19 +222,27 @@ def main():
 
     # Each hunk's new patch: its old patch's, or for a fold the latest
     # new patch of the lines it deletes, or else of the line it follows;
-    # never before a new patch whose lines it deletes.  Hunks in the
-    # order of their old patches: what they depend on comes first.
-    for hid in sorted(range(len(hunks)), key=lambda i: hunks[i].old):
-        h = hunks[hid]
-        g, fold = home(h.old, h.path)
-        owners = [hunks[ln.hadd].group for ln in h.gone
-                  if ln.hadd is not None]
-        if fold:
-            near = owners or ([hunks[h.before.hadd].group]
-                              if h.before is not None and
-                              h.before.hadd is not None else [])
-            g = max(near) if near else g
-        h.group = max([g] + owners)
+    # never before a new patch whose lines it deletes.  Old patch by old
+    # patch: what a hunk depends on comes first.  The hunks of a folded
+    # patch that move a line within a file (one deletes it, another adds
+    # it again) go together, to the later of their new patches.
+    by_old = {}
+    for hid, h in enumerate(hunks):
+        by_old.setdefault(h.old, []).append(hid)
+    for old in sorted(by_old):
+        for hid in by_old[old]:
+            h = hunks[hid]
+            g, fold = home(h.old, h.path)
+            owners = [hunks[ln.hadd].group for ln in h.gone
+                      if ln.hadd is not None]
+            if fold:
+                near = owners or ([hunks[h.before.hadd].group]
+                                  if h.before is not None and
+                                  h.before.hadd is not None else [])
+                g = max(near) if near else g
+            h.group = max([g] + owners)
+        moves(hunks, [hid for hid in by_old[old]
+                      if home(old, hunks[hid].path)[1]])
 
     print("new patches: %d, from %d old ones" % (len(groups), len(commits)))
     modes = {}
