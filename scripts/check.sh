@@ -18,6 +18,8 @@
 #               compiles the tool and the selftest instead
 #   sparse      no sparse warning on a line the series adds (C=2)
 #   coccinelle  no report of the tree's semantic patches on such a line
+#               (the reports of both on a tip they checked before are
+#               kept: MK_LINT_CACHE)
 #   kconfig     CONFIG_MULTIKERNEL=n (base and small: kexec on) builds with
 #               no multikernel symbol or section, and with the same symbols
 #               as the unpatched tree in that configuration; =y builds
@@ -194,20 +196,46 @@ else
 fi
 
 # --- coccinelle ---------------------------------------------------------
+# What sparse and coccinelle report depends only on the files they read
+# and on the tools, so their reports on a tip are kept, as checkpatch's
+# verdicts are, outside the repository (MK_LINT_CACHE=none: none kept).
+lint_cache=${MK_LINT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/multikernel/lint}
+[ "$lint_cache" = none ] || mkdir -p "$lint_cache"
+# lint_cached NAME KEY LOG: copy the kept report to LOG; 1 if none is kept
+lint_cached() {
+	[ "$lint_cache" != none ] && [ -f "$lint_cache/$1-$2" ] &&
+		cp "$lint_cache/$1-$2" "$3"
+}
+lint_keep() {
+	[ "$lint_cache" = none ] ||
+		{ cp "$3" "$lint_cache/$1-$2.tmp.$$" &&
+		  mv "$lint_cache/$1-$2.tmp.$$" "$lint_cache/$1-$2"; }
+}
 # Single-threaded, so it runs in the background beside the bisect build,
 # on a copy of the tip's files (the bisect checks out older commits).
+# Its key: the C files it reads (--no-includes), the semantic patches,
+# spatch.
+cocci_key=$({ wt ls-tree -r "$topic" -- "${cfiles[@]}"
+	      wt rev-parse "$topic:scripts/coccinelle"; spatch --version
+	    } | sha1sum | cut -c1-40)
 lint() {
 	local failed=0 tip=$out/tip sp t=$(date +%s)
 
-	rm -rf "$tip"
-	mkdir -p "$tip"
-	wt archive "$topic" -- "${cfiles[@]}" | tar -x -C "$tip"
-	: > "$out/cocci.log"
-	for sp in "$MK_WORKTREE"/scripts/coccinelle/*/*.cocci; do
-		(cd "$tip" && spatch -D report --no-show-diff --very-quiet \
-			--no-includes --include-headers --cocci-file "$sp" \
-			"${cfiles[@]}" 2>/dev/null) >> "$out/cocci.log" || true
-	done
+	if lint_cached coccinelle "$cocci_key" "$out/cocci.log"; then
+		echo "INFO coccinelle: the reports on this tip were kept ($lint_cache)"
+	else
+		rm -rf "$tip"
+		mkdir -p "$tip"
+		wt archive "$topic" -- "${cfiles[@]}" | tar -x -C "$tip"
+		: > "$out/cocci.log"
+		for sp in "$MK_WORKTREE"/scripts/coccinelle/*/*.cocci; do
+			(cd "$tip" && spatch -D report --no-show-diff \
+				--very-quiet --no-includes --include-headers \
+				--cocci-file "$sp" "${cfiles[@]}" 2>/dev/null) \
+				>> "$out/cocci.log" || true
+		done
+		lint_keep coccinelle "$cocci_key" "$out/cocci.log"
+	fi
 	only_added < "$out/cocci.log" > "$out/cocci-new.log" || true
 	if [ -s "$out/cocci-new.log" ]; then
 		fail coccinelle "$(wc -l < "$out/cocci-new.log") reports on added lines"
@@ -229,11 +257,29 @@ bisect_start=$(date +%s)
 # (under set -e, a failing command in the trap would become the exit code)
 trap 'kill "$lint_pid" 2>/dev/null || true; wt checkout -q "$MK_TOPIC_BRANCH"' EXIT
 # The unpatched tree in the CONFIG_MULTIKERNEL=n configuration, for the
-# symbol comparison below (cached after the first run)
-wt checkout -q --detach "$MK_BASE_BRANCH"
+# symbol comparison below.  Built again only when the base, its
+# configuration or the compiler changed: checking the base out and back
+# touches every file the series changes, which the host build then
+# compiles again.
 base_ok=1
-"$MK_REPO/scripts/build.sh" nomk-base base small > "$out/nomk-base.log" 2>&1 ||
-	base_ok=0
+base_key=$({ wt rev-parse "$MK_BASE_BRANCH^{tree}"
+	     cat "$MK_REPO/kconfig/base.config" "$MK_REPO/kconfig/small.config"
+	     cat "$MK_REPO/scripts/build.sh"; gcc --version
+	   } | sha1sum | cut -c1-40)
+base_stamp=$MK_BUILD/nomk-base/.mk-base-stamp
+if [ -s "$MK_BUILD/nomk-base/System.map" ] &&
+   [ "$(cat "$base_stamp" 2>/dev/null)" = "$base_key" ]; then
+	echo "INFO nomk-base: the unpatched tree was built before ($base_key)"
+else
+	wt checkout -q --detach "$MK_BASE_BRANCH"
+	rm -f "$base_stamp"
+	if "$MK_REPO/scripts/build.sh" nomk-base base small \
+		> "$out/nomk-base.log" 2>&1; then
+		echo "$base_key" > "$base_stamp"
+	else
+		base_ok=0
+	fi
+fi
 : > "$out/bisect-times.log"
 # Which trees built, kept outside the repository as ccache keeps its
 # cache: one empty file per commit tree, configuration and compiler, so
@@ -345,11 +391,26 @@ done
 if [ ${#objs[@]} -eq 0 ]; then
 	fail sparse "no object of the series was built"
 else
-	make -k -s -C "$MK_WORKTREE" O="$MK_BUILD/host" C=2 CHECK=sparse \
-		"${objs[@]}" > "$out/sparse.log" 2>&1 ||
+	# Its key: the tip's tree (every header counts), the host's
+	# configuration, the objects, sparse and the compiler
+	sparse_key=$({ wt rev-parse "$topic^{tree}"
+		       cat "$MK_BUILD/host/.config"; echo "${objs[@]}"
+		       sparse --version; gcc --version
+		     } | sha1sum | cut -c1-40)
+	# (kept with the paths relative to the tree: a clone elsewhere
+	# reads the same report)
+	if lint_cached sparse "$sparse_key" "$out/sparse.log"; then
+		echo "INFO sparse: the warnings on this tip were kept ($lint_cache)"
+	elif make -k -s -C "$MK_WORKTREE" O="$MK_BUILD/host" C=2 CHECK=sparse \
+		"${objs[@]}" > "$out/sparse-raw.log" 2>&1; then
+		sed "s|^$MK_WORKTREE/||" "$out/sparse-raw.log" > "$out/sparse.log"
+		lint_keep sparse "$sparse_key" "$out/sparse.log"
+	else
+		sed "s|^$MK_WORKTREE/||" "$out/sparse-raw.log" > "$out/sparse.log"
 		fail sparse "make C=2 failed ($out/sparse.log)"
+	fi
 	echo "INFO sparse: ${#objs[@]} objects checked"
-	sed "s|^$MK_WORKTREE/||" "$out/sparse.log" | grep -E '^[^ ]+:[0-9]+:' |
+	grep -E '^[^ ]+:[0-9]+:' "$out/sparse.log" |
 		only_added > "$out/sparse-new.log" || true
 	if [ -s "$out/sparse-new.log" ]; then
 		fail sparse "$(wc -l < "$out/sparse-new.log") warnings on added lines"
