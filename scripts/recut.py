@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Re-cut the topic branch into new patches by a map, with git only.
 
-    scripts/recut.py [--worktree DIR] MAP NEW_BRANCH
+    scripts/recut.py [--worktree DIR] [--topic BRANCH] [--explain OLD] MAP NEW_BRANCH
 
 Every file the series touches gets a weave: each line any version of it
 held, from the base and from each old patch's diff (-U0, no renames),
@@ -17,17 +17,22 @@ with the old patch that added it and the one that deleted it.  The map
                 goes into the patch it fixes), hunks that move a line
                 together; here only what has no such home
 
-A hunk never goes before the new patch that wrote a line it deletes.
+A hunk never goes before the new patch that wrote a line it deletes,
+nor, when it adds indented lines (into a function, a structure, a
+Kconfig entry), before the one that wrote the line it follows.
 New patch N's tree is the weave read with the hunks of new patches 1..N:
 a line shows once the patch that added it is in, until the one that
 deleted it is; a line added and deleted within one new patch never shows.
 
 Commits NEW_BRANCH in the worktree (it must not exist) on the base
 branch, one commit per new patch, with the message in
-scripts/recut.msgs/NN (the subject and a list of the old patches if
-there is none), and prints for each new patch its old patches and how
-many of its lines a later new patch removes again (churn), then whether
-the last tree is the topic branch's, which it must be.
+scripts/recut.msgs/ whose first line is its subject (the subject
+and a list of the old patches if there is none), and prints for each new patch its old patches and how
+many of its lines a later new patch removes again (churn), a new C
+file or header whose first lines come only with a later new patch, then
+whether the last tree is the topic branch's, which it must be.
+--explain OLD prints where each hunk of old patch OLD went (0: every
+hunk that went elsewhere than its old patch).
 """
 import argparse
 import os
@@ -163,17 +168,23 @@ def moves(hunks, hids):
             h = parent[h]
         return h
 
-    added = {}
+    # A line moves when the old patch deletes it once and adds it once in
+    # that file: lines such as "}" or "return 0;", which many hunks
+    # delete and add, would tie unrelated hunks together.
+    added, gone = {}, {}
     for hid in hids:
         for ln in hunks[hid].new:
-            text = ln.text.strip()
-            if text:
-                added.setdefault((hunks[hid].path, text), []).append(hid)
-    for hid in hids:
+            added.setdefault((hunks[hid].path, ln.text.strip()),
+                             []).append(hid)
         for ln in hunks[hid].gone:
-            for other in added.get((hunks[hid].path, ln.text.strip()), []):
-                if other != hid:
-                    parent[find(hid)] = find(other)
+            gone.setdefault((hunks[hid].path, ln.text.strip()),
+                            []).append(hid)
+    for key, dels in gone.items():
+        adds = added.get(key, [])
+        if len(key[1]) < 8 or len(dels) != 1 or len(adds) != 1:
+            continue
+        if dels[0] != adds[0]:
+            parent[find(dels[0])] = find(adds[0])
     top = {}
     for hid in hids:
         r = find(hid)
@@ -190,6 +201,8 @@ def main():
                                     + "-linux")))
     ap.add_argument("--base", default="base")
     ap.add_argument("--topic", default="topic")
+    ap.add_argument("--explain", type=int, metavar="OLD",
+                    help="print where each hunk of old patch OLD went")
     ap.add_argument("map")
     ap.add_argument("branch")
     a = ap.parse_args()
@@ -240,10 +253,31 @@ def main():
                                   if h.before is not None and
                                   h.before.hadd is not None else [])
                 g = max(near) if near else g
+            # nor before the one that wrote the line it follows, when it
+            # adds indented lines: code inserted into a function (or a
+            # structure, a Kconfig entry) goes with the function
+            if h.before is not None and h.before.hadd is not None and \
+                    h.new and h.new[0].text[:1] in (b"\t", b" "):
+                owners.append(hunks[h.before.hadd].group)
             h.group = max([g] + owners)
         moves(hunks, [hid for hid in by_old[old]
                       if home(old, hunks[hid].path)[1]])
 
+    for hid in (range(len(hunks)) if a.explain == 0 else
+                by_old.get(a.explain, [])):
+        if a.explain == 0 and hunks[hid].group == home(hunks[hid].old,
+                                                     hunks[hid].path)[0]:
+            continue
+        h = hunks[hid]
+        print("old %d %s: -%d +%d, after %s: new patch %d (deletes lines of "
+              "%s) %s" % (h.old, h.path, len(h.gone), len(h.new),
+                          hunks[h.before.hadd].group if h.before is not None
+                          and h.before.hadd is not None else "base",
+                          h.group, sorted({hunks[ln.hadd].group
+                                           for ln in h.gone
+                                           if ln.hadd is not None}),
+                          (h.new or h.gone or [Line(b"", None)])[0]
+                          .text.strip()[:40].decode(errors="replace")))
     print("new patches: %d, from %d old ones" % (len(groups), len(commits)))
     modes = {}
     for line in git(wt, "ls-tree", "-r", a.topic).decode().splitlines():
@@ -267,15 +301,27 @@ def main():
 
     in_base = set(git(wt, "ls-tree", "-r", "--name-only",
                       a.base).decode().splitlines())
+    # The messages, by their subject line
+    messages = {}
+    msg_dir = os.path.join(HERE, "recut.msgs")
+    for name in sorted(os.listdir(msg_dir)) if os.path.isdir(msg_dir) else []:
+        text = open(os.path.join(msg_dir, name), "rb").read()
+        messages[text.split(b"\n", 1)[0].decode()] = text
     parent = git(wt, "rev-parse", a.base).decode().strip()
     g_run("read-tree", parent)
     tree = None
     def group(hid):
         return 0 if hid is None else hunks[hid].group
 
+    # The new patches that change each file: only those write it again
+    touched = {f: {group(ln.hadd) for ln in lines if ln.hadd is not None} |
+               {group(ln.hdel) for ln in lines if ln.hdel is not None}
+               for f, lines in woven.items()}
     for g, (subject, olds) in enumerate(groups, 1):
         churn = 0
         for f, lines in woven.items():
+            if g not in touched[f]:
+                continue
             keep = [ln.text for ln in lines if group(ln.hadd) <= g and
                     (ln.hdel is None or group(ln.hdel) > g)]
             churn += sum(1 for ln in lines if group(ln.hadd) == g and
@@ -285,14 +331,18 @@ def main():
             if not keep and not (f in in_base and f in modes):
                 g_run("update-index", "--force-remove", "--", f)
                 continue
+            # A new C file or header starts with its SPDX line: one
+            # that does not lacks what a later new patch adds
+            if f not in in_base and f.endswith((".c", ".h", ".S")) and \
+                    b"SPDX-License-Identifier" not in keep[0]:
+                print("%02d %s: the lines that begin it come later" % (g, f))
             blob = g_run("hash-object", "-w", "--stdin",
                          inp=b"".join(keep)).decode().strip()
             g_run("update-index", "--add", "--cacheinfo",
                   "%s,%s,%s" % (modes.get(f, "100644"), blob, f))
         tree = g_run("write-tree").decode().strip()
-        msg_file = os.path.join(HERE, "recut.msgs", "%02d" % g)
-        if os.path.exists(msg_file):
-            msg = open(msg_file, "rb").read()
+        if subject in messages:
+            msg = messages[subject]
         else:
             msg = ("%s\n\nFrom old patches %s.\n\nSigned-off-by: %s <%s>\n"
                    % (subject, ", ".join(
