@@ -54,7 +54,10 @@
 # With --mce the host's init has QEMU's monitor raise machine checks on
 # the instance's CPUs and the host's (qemu/run.sh with MK_QEMU_MONITOR): the instance must report what it survives to the host, leave
 # the banks to it, take a broadcast machine check, and panic alone on a
-# fatal one.  The instance's console must say what it reported.
+# fatal one.  The instance's console must say what it reported.  Then a
+# start that fails (multikernel.test_start_eio) must leave its CPU with
+# machine checks on: QEMU resets the machine on a broadcast machine check
+# that finds CR4.MCE clear on any CPU.
 #
 # With --many the host's init is qemu/init/many.c, on sixteen CPUs: an
 # instance on each of CPUs 1-15 at once, the --instance kernel without a

@@ -76,6 +76,7 @@
 /* The instance's second CPU, which its own kernel brings up */
 #define INSTANCE_AP	3
 #define PROTECT_FAIL	"/sys/module/multikernel/parameters/test_protect_fail"
+#define START_EIO	"/sys/module/multikernel/parameters/test_start_eio"
 
 /*
  * Markers in qemu/spawn.sh's trace: 'K' once CPUs 1 and 3 are no longer
@@ -1253,6 +1254,31 @@ static void check_machine_checks(void)
 		  mk_logged_within("CPU 0: Machine Check Exception: 5 Bank 3: b100000000000000",
 				20),
 		  "the host logged no machine check on CPU 0 once it had CPUs 1 and 3 back");
+
+	/*
+	 * A start that fails sends its CPU INIT, which leaves it waiting
+	 * for a STARTUP with CR4.MCE clear: the host must boot it into its
+	 * play_dead() again, or the next machine check resets the machine
+	 */
+	printf("$ echo 0 > /sys/devices/system/cpu/cpu1/online\n");
+	EXPECT_SILENT("mce_cpu1_offline",
+		      mk_write_file("/sys/devices/system/cpu/cpu1/online", "0"),
+		      0);
+	mk_result("mce_load_to_fail", !file_load(2, 1, SZ_2M * 16),
+		  "load for CPU 1: %s", strerror(errno));
+	printf("$ echo 1 > %s\n", START_EIO);
+	EXPECT_SILENT("mce_start_eio_set", mk_write_file(START_EIO, "1"), 0);
+	EXPECT("mce_start_fails", mk_start_instance(2, 1), EIO,
+	       "start: instance 2 on CPU 1 failed (-5)");
+	EXPECT_SILENT("mce_start_eio_clear", mk_write_file(START_EIO, "0"), 0);
+	mk_result("mce_unload_failed", !mk_file_unload(2),
+		  "unload of the failed instance: %s", strerror(errno));
+	mk_kmsg_mark();
+	monitor("mce -b 0 3 0xb100000000000000 5 0 0");
+	mk_result("mce_after_failed_start",
+		  mk_logged_within("CPU 0: Machine Check Exception: 5 Bank 3: b100000000000000",
+				20),
+		  "the host logged no machine check on CPU 0 after a start on CPU 1 failed");
 }
 
 /* The instance's memory range from /proc/multikernel */
