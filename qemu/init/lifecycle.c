@@ -14,7 +14,8 @@
  *     again (an instance of all of it loads), the host's online CPUs as
  *     before;
  *   - what an instance wrote into its memory is in the pool while it runs,
- *     and gone once it is stopped (debugfs multikernel/pool_find);
+ *     and gone once it is stopped (debugfs multikernel/pool_find); what
+ *     a load wrote for an instance that never ran, gone at the next load;
  *   - what only a running instance shows (the selftest has the other
  *     refusals): a stop of a stopped instance, a stop racing a start, a
  *     graceful stop that times out, a second stop, unload, start and CPU
@@ -304,6 +305,50 @@ static void *state_poller(void *arg)
 }
 
 /*
+ * What a load writes is cleared by the next load there, also when the
+ * instance never ran: an initrd whose page starts with a marker is in
+ * the pool once loaded, still there after the unload (unloads do not
+ * clear), and gone once another instance is loaded at the same place
+ * (placement is first fit) without an initrd.
+ */
+static void check_scrub_unstarted(void)
+{
+	struct multikernel_load_args args = {
+		.size = sizeof(args), .id = 2, .cpu = 1, .mem_size = POOL_MEM,
+	};
+	static char page[4096];
+	long loaded, unloaded, reloaded;
+	int kfd, ifd;
+
+	snprintf(page, sizeof(page), "mk-unstarted-%s", token);
+	ifd = open("/unstarted.img", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (ifd < 0 || write(ifd, page, sizeof(page)) != sizeof(page) ||
+	    close(ifd)) {
+		mk_result("scrub_unstarted", 0, "/unstarted.img: %s",
+			  strerror(errno));
+		return;
+	}
+	kfd = open("/bzImage", O_RDONLY);
+	ifd = open("/unstarted.img", O_RDONLY);
+	if (syscall(SYS_kexec_file_load, kfd, ifd, sizeof(args), &args,
+		    KEXEC_FILE_MULTIKERNEL)) {
+		mk_result("scrub_unstarted", 0, "load with the marker: %s",
+			  strerror(errno));
+		return;
+	}
+	close(kfd);
+	close(ifd);
+	loaded = pool_find(page);
+	unloaded = mk_file_unload(2) ? -2 : pool_find(page);
+	reloaded = mk_file_load("/bzImage", &args) ? -2 : pool_find(page);
+	mk_file_unload(2);
+	mk_result("scrub_unstarted",
+		  loaded == 1 && unloaded == 1 && reloaded == 0,
+		  "pages starting with the marker: %ld loaded, %ld unloaded, %ld after the next load (want 1, 1, 0)",
+		  loaded, unloaded, reloaded);
+}
+
+/*
  * Load, start, stop and unload again and again.  The first cycle also
  * leaves a marker in the instance's memory, which the stop must clear;
  * the second also polls the state file through its stop.
@@ -435,6 +480,7 @@ static void check_cycles(void)
 	       "instance 2 loaded");
 	EXPECT("lifecycle_pool_unload", mk_file_unload(2), 0,
 	       "instance 2 unloaded");
+	check_scrub_unstarted();
 }
 
 struct call {
