@@ -253,9 +253,9 @@ static int read_bad_errno;
 
 static void *sysfs_reader(void *arg __attribute__((unused)))
 {
-	static const char *const files[] = { "id", "state", "cpu", "apic_id",
-		"memory", "ready_ms", "crash_reason", "crash_message",
-		"crash_log" };
+	static const char *const files[] = { "id", "state", "channel", "cpu",
+		"apic_id", "memory", "ready_ms", "crash_reason",
+		"crash_message", "crash_log" };
 	char buf[16384];
 	unsigned int i;
 	ssize_t n;
@@ -281,6 +281,15 @@ static void *sysfs_reader(void *arg __attribute__((unused)))
 		usleep(1000);
 	}
 	return NULL;
+}
+
+/* Instance 1's channel file, its first word into @buf of 16 bytes */
+static void channel_of(char *buf)
+{
+	const char *text = mk_read_file(SYSFS_INSTANCE "channel");
+
+	if (!text || sscanf(text, "%15s", buf) != 1)
+		strcpy(buf, "?");
 }
 
 /* Whether a poll() of instance 1's state wakes up as @stop stops it */
@@ -318,7 +327,7 @@ static void check_scrub_unstarted(void)
 	};
 	static char page[4096];
 	long loaded, unloaded, reloaded;
-	int kfd, ifd;
+	int kfd, ifd, err;
 
 	snprintf(page, sizeof(page), "mk-unstarted-%s", token);
 	ifd = open("/unstarted.img", O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -330,14 +339,18 @@ static void check_scrub_unstarted(void)
 	}
 	kfd = open("/bzImage", O_RDONLY);
 	ifd = open("/unstarted.img", O_RDONLY);
-	if (syscall(SYS_kexec_file_load, kfd, ifd, sizeof(args), &args,
-		    KEXEC_FILE_MULTIKERNEL)) {
+	loaded = syscall(SYS_kexec_file_load, kfd, ifd, sizeof(args), &args,
+			 KEXEC_FILE_MULTIKERNEL);
+	err = errno;
+	if (kfd >= 0)
+		close(kfd);
+	if (ifd >= 0)
+		close(ifd);
+	if (loaded) {
 		mk_result("scrub_unstarted", 0, "load with the marker: %s",
-			  strerror(errno));
+			  strerror(err));
 		return;
 	}
-	close(kfd);
-	close(ifd);
 	loaded = pool_find(page);
 	unloaded = mk_file_unload(2) ? -2 : pool_find(page);
 	reloaded = mk_file_load("/bzImage", &args) ? -2 : pool_find(page);
@@ -364,7 +377,7 @@ static void check_cycles(void)
 	struct multikernel_load_args all = {
 		.size = sizeof(all), .id = 2, .cpu = 1, .mem_size = POOL_MEM,
 	};
-	char append[64], marker[32], online[64];
+	char append[64], marker[32], online[64], chan_states[3][16] = { "" };
 	long slab0 = 0, slab1, found = -1, left = -1, ncpus = -1;
 
 	snprintf(online, sizeof(online), "%s", mk_read_file(CPUS_ONLINE) ?: "");
@@ -380,9 +393,13 @@ static void check_cycles(void)
 			break;
 		t1 = now();
 		t_load[i] = t1 - t0;
+		if (!i)
+			channel_of(chan_states[0]);
 		if (mk_start_instance(1, 1) || !mk_wait_state(1, "running", 20000))
 			break;
 		t_ready[i] = now() - t1;
+		if (!i)
+			channel_of(chan_states[1]);
 		/* Its user space is up: the echo service answers */
 		if (!instance_call(1, "ping", 4, NULL))
 			break;
@@ -413,6 +430,8 @@ static void check_cycles(void)
 			break;
 		t1 = now();
 		t_stop[force][n_stop[force]++] = t1 - t0;
+		if (!i)
+			channel_of(chan_states[2]);
 		if (i == 1 && sp.started)
 			pthread_join(sp.thread, NULL);
 		if (i == 1 && sp.fd >= 0)
@@ -451,6 +470,11 @@ static void check_cycles(void)
 	mk_result("lifecycle_two_cpus", two_cpus == CYCLES / 2,
 		  "%d of %d cycles ran an instance on CPUs 1 and 3", two_cpus,
 		  CYCLES);
+	mk_result("sysfs_channel", !strcmp(chan_states[0], "down") &&
+		  !strcmp(chan_states[1], "up") &&
+		  !strcmp(chan_states[2], "down"),
+		  "instance 1's channel: %s loaded, %s running, %s stopped (want down, up, down)",
+		  chan_states[0], chan_states[1], chan_states[2]);
 	mk_result("scrub_marker_seen", found >= 2048,
 		  "%ld pages of the pool start with the instance's marker, want 2048 or more",
 		  found);
@@ -584,7 +608,7 @@ static bool begin_waiting_stop(const char *what, struct call *c)
 
 static void check_bad_stops(void)
 {
-	struct call c = { 0 };
+	struct call c = { 0 }, c2 = { 0 };
 	unsigned int result;
 	double t0;
 
@@ -629,8 +653,10 @@ static void check_bad_stops(void)
 		return;
 	mk_result("stop_waits", !strcmp(mk_state_of(1), "stopping"),
 		  "instance 1 is %s", mk_state_of(1));
-	EXPECT("stop_twice", mk_stop_instance(1, 0, 0, NULL), EBUSY,
-	       "stop: instance 1 is stopping");
+	/* A second graceful stop waits with the first */
+	c2.timeout_ms = 60000;
+	pthread_create(&c2.thread, NULL, stop_thread, &c2);
+	usleep(300000);
 	EXPECT("unload_stopping", mk_file_unload(1), EBUSY,
 	       "unload: instance 1 is stopping");
 	EXPECT("start_stopping", mk_start_instance(1, 1), EBUSY,
@@ -641,13 +667,18 @@ static void check_bad_stops(void)
 	       mk_stop_instance(1, MULTIKERNEL_STOP_FORCE, 0, NULL), 0,
 	       "instance 1 forced: stopped, CPU 1 is free");
 	pthread_join(c.thread, NULL);
+	pthread_join(c2.thread, NULL);
 	mk_result("stop_wait_cut_short", c.ret == 0 && c.took < 10 &&
 		  c.result == MULTIKERNEL_STOPPED_FORCED,
 		  "the waiting stop returned %ld (%s) after %.1f s, result %u",
 		  c.ret, c.ret ? strerror(c.err) : "0", c.took, c.result);
+	mk_result("stop_twice_waits", c2.ret == 0 && c2.took < 10 &&
+		  c2.result == MULTIKERNEL_STOPPED_FORCED,
+		  "the second stop returned %ld (%s) after %.1f s, result %u",
+		  c2.ret, c2.ret ? strerror(c2.err) : "0", c2.took, c2.result);
 	give_back("force");
 
-	/* A signal ends a wait; the instance stays stopping until forced */
+	/* A signal ends a wait; the instance stays stopping, and waits again */
 	if (!begin_waiting_stop("stop_interrupted", &c))
 		return;
 	pthread_kill(c.thread, SIGUSR1);
@@ -656,9 +687,13 @@ static void check_bad_stops(void)
 			 "instance 1: the caller was interrupted: it stays stopping");
 	mk_result("stop_interrupted_stays", !strcmp(mk_state_of(1), "stopping"),
 		  "instance 1 is %s", mk_state_of(1));
-	EXPECT("stop_after_interrupt",
-	       mk_stop_instance(1, MULTIKERNEL_STOP_FORCE, 0, NULL), 0,
-	       "instance 1 forced: stopped, CPU 1 is free");
+	t0 = now();
+	EXPECT("stop_after_interrupt", mk_stop_instance(1, 0, 1000, &result),
+	       0, "instance 1 did not shut down in 1000 ms: forcing");
+	mk_result("stop_after_interrupt_waited", now() - t0 >= 0.9 &&
+		  result == MULTIKERNEL_STOPPED_FORCED,
+		  "the stop returned after %.2f s, result %u", now() - t0,
+		  result);
 	give_back("interrupt");
 
 	/* Asked before its kernel could shut down, it does so once it can */

@@ -14,7 +14,9 @@
  *   - the instance says READY, and its echo service sends back 10,000
  *     messages from two host CPUs at once, none lost, doubled or changed;
  *     a burst fills the rings and queues on the way (EAGAIN) and then
- *     drains, in order; a flood of 20,000 messages from the instance
+ *     drains, in order; then poll() says the host cannot write, a
+ *     blocking write waits until the instance made room, and a read
+ *     that faults keeps its message; a flood of 20,000 messages from the instance
  *     leaves the host's CPU 0, which takes the instance's doorbells,
  *     ticking and running a thread;
  *   - onlining CPU 1 or 3, unloading the running instance and the other
@@ -758,6 +760,123 @@ static void check_message_backpressure(void)
 		  errno == ETIMEDOUT, "a message too many came back");
 }
 
+static double now_s(void);
+
+struct blocked_write {
+	int fd;
+	struct multikernel_msg msg;
+	size_t len;
+	ssize_t ret;
+	int err;
+	volatile bool done;
+};
+
+static void *blocked_writer(void *arg)
+{
+	struct blocked_write *b = arg;
+
+	b->ret = write(b->fd, &b->msg, b->len);
+	b->err = errno;
+	b->done = true;
+	return NULL;
+}
+
+/*
+ * Once the peer has no room, poll() says the file is not writable, and a
+ * write() without O_NONBLOCK waits; once the host reads the echoes, the
+ * instance makes room and rings, the write goes through and poll() says
+ * writable again.
+ */
+static void check_message_blocking(void)
+{
+	struct pollfd pfd = { .fd = msg_fd, .events = POLLOUT };
+	struct blocked_write b = { .ret = -1 };
+	struct multikernel_msg msg;
+	uint32_t sent, got, sender, seq;
+	bool full = false, waited, out_full, out_after;
+	double t_full = 0;
+	pthread_t thread;
+	size_t len;
+	ssize_t n;
+
+	/* Until the instance's echo service stops reading: EAGAIN for 1 s */
+	for (sent = 0; sent < 5000 && !full;) {
+		len = msg_fill(&msg, 0, sent);
+		if (write(msg_fd, &msg, len) >= 0) {
+			sent++;
+			t_full = 0;
+		} else if (errno != EAGAIN) {
+			break;
+		} else if (!t_full) {
+			t_full = now_s();
+		} else {
+			full = now_s() - t_full > 1;
+			usleep(1000);
+		}
+	}
+	out_full = poll(&pfd, 1, 300) == 0;
+	b.fd = open("/dev/multikernel", O_RDWR | O_CLOEXEC);
+	b.len = msg_fill(&b.msg, 0, sent);
+	pthread_create(&thread, NULL, blocked_writer, &b);
+	usleep(500000);
+	waited = !b.done;
+	for (got = 0; got <= sent; got++) {
+		n = msg_read(&msg, 10000);
+		if (n < 0 || !msg_check(&msg, n, &sender, &seq) || seq != got)
+			break;
+	}
+	pthread_join(thread, NULL);
+	pfd.revents = 0;
+	out_after = poll(&pfd, 1, 2000) == 1 && (pfd.revents & POLLOUT);
+	if (b.fd >= 0)
+		close(b.fd);
+	mk_result("messages_write_waits",
+		  full && waited && b.ret == (ssize_t)b.len,
+		  "%u sent until %s; the blocking write %s, then returned %zd (%s)",
+		  sent, full ? "EAGAIN for 1 s" : "the loop ended",
+		  waited ? "waited" : "did not wait", b.ret,
+		  b.ret < 0 ? strerror(b.err) : "ok");
+	mk_result("messages_poll_out", out_full && out_after,
+		  "POLLOUT %s while the instance had no room, %s once it had",
+		  out_full ? "not set" : "set", out_after ? "set" : "not set");
+	mk_result("messages_after_wait", got == sent + 1,
+		  "%u of %u back in order", got, sent + 1);
+}
+
+/* A read() that cannot copy its message out keeps it for the next one */
+static void check_message_read_fault(void)
+{
+	struct pollfd pfd = { .fd = msg_fd, .events = POLLIN };
+	struct multikernel_msg msg;
+	uint32_t sender, seq = ~0U;
+	ssize_t n, fault;
+	void *bad;
+	int err;
+
+	n = write(msg_fd, &msg, msg_fill(&msg, 0, 4242));
+	if (n < 0 || poll(&pfd, 1, 10000) != 1) {
+		mk_result("messages_read_fault", 0, "no echo: %s",
+			  n < 0 ? strerror(errno) : "timed out");
+		return;
+	}
+	/* A page the kernel cannot write to */
+	bad = mmap(NULL, sizeof(msg), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	if (bad == MAP_FAILED) {
+		mk_result("messages_read_fault", 0, "mmap: %s", strerror(errno));
+		return;
+	}
+	fault = read(msg_fd, bad, sizeof(msg));
+	err = errno;
+	munmap(bad, sizeof(msg));
+	n = read(msg_fd, &msg, sizeof(msg));
+	mk_result("messages_read_fault",
+		  fault < 0 && err == EFAULT && n > 0 &&
+		  msg_check(&msg, n, &sender, &seq) && seq == 4242,
+		  "a read into a bad buffer returned %zd (%s), the next %zd, message %u",
+		  fault, fault < 0 ? strerror(err) : "ok", n, seq);
+}
+
 #define FLOOD_TYPE	2
 #define FLOOD_COUNT	20000
 
@@ -870,6 +989,8 @@ static void check_messages(void)
 	check_message_errors();
 	check_message_echo();
 	check_message_backpressure();
+	check_message_blocking();
+	check_message_read_fault();
 	check_message_flood();
 	close(msg_fd);
 	check_doorbell_cpu();
