@@ -782,6 +782,34 @@ static void *blocked_writer(void *arg)
 }
 
 /*
+ * Write echo requests on @fd until the instance's echo service stops
+ * reading: EAGAIN for 1 s.  Return: whether it did; *@sent, how many went.
+ */
+static bool msg_fill_until_full(int fd, uint32_t *sent)
+{
+	struct multikernel_msg msg;
+	double t_full = 0;
+	size_t len;
+
+	for (*sent = 0; *sent < 5000;) {
+		len = msg_fill(&msg, 0, *sent);
+		if (write(fd, &msg, len) >= 0) {
+			(*sent)++;
+			t_full = 0;
+		} else if (errno != EAGAIN) {
+			return false;
+		} else if (!t_full) {
+			t_full = now_s();
+		} else if (now_s() - t_full > 1) {
+			return true;
+		} else {
+			usleep(1000);
+		}
+	}
+	return false;
+}
+
+/*
  * Once the peer has no room, poll() says the file is not writable, and a
  * write() without O_NONBLOCK waits; once the host reads the echoes, the
  * instance makes room and rings, the write goes through and poll() says
@@ -793,27 +821,11 @@ static void check_message_blocking(void)
 	struct blocked_write b = { .ret = -1 };
 	struct multikernel_msg msg;
 	uint32_t sent, got, sender, seq;
-	bool full = false, waited, out_full, out_after;
-	double t_full = 0;
+	bool full, waited, out_full, out_after;
 	pthread_t thread;
-	size_t len;
 	ssize_t n;
 
-	/* Until the instance's echo service stops reading: EAGAIN for 1 s */
-	for (sent = 0; sent < 5000 && !full;) {
-		len = msg_fill(&msg, 0, sent);
-		if (write(msg_fd, &msg, len) >= 0) {
-			sent++;
-			t_full = 0;
-		} else if (errno != EAGAIN) {
-			break;
-		} else if (!t_full) {
-			t_full = now_s();
-		} else {
-			full = now_s() - t_full > 1;
-			usleep(1000);
-		}
-	}
+	full = msg_fill_until_full(msg_fd, &sent);
 	out_full = poll(&pfd, 1, 300) == 0;
 	b.fd = open("/dev/multikernel", O_RDWR | O_CLOEXEC);
 	b.len = msg_fill(&b.msg, 0, sent);
@@ -841,6 +853,24 @@ static void check_message_blocking(void)
 		  out_full ? "not set" : "set", out_after ? "set" : "not set");
 	mk_result("messages_after_wait", got == sent + 1,
 		  "%u of %u back in order", got, sent + 1);
+}
+
+struct out_poll {
+	int fd;
+	int ret;
+	short revents;
+	volatile bool done;
+};
+
+static void *out_poller(void *arg)
+{
+	struct out_poll *o = arg;
+	struct pollfd pfd = { .fd = o->fd, .events = POLLOUT };
+
+	o->ret = poll(&pfd, 1, 30000);
+	o->revents = pfd.revents;
+	o->done = true;
+	return NULL;
 }
 
 /* A read() that cannot copy its message out keeps it for the next one */
@@ -1449,7 +1479,10 @@ int main(void)
 	bool two_cpus = !(segments || bench || msgbench || updatebench);
 	char append[128], *pattern, *text;
 	unsigned long lo = 0, hi = 0, i, pattern_size;
-	uint32_t x = 2463534242U;
+	struct out_poll out = { .fd = -1 };
+	bool full, waited, woke = false;
+	uint32_t x = 2463534242U, sent = 0;
+	pthread_t poller;
 	int ok;
 
 	mk_mount_basics();
@@ -1772,12 +1805,39 @@ start:
 	/* The instance's ticks must go on after the refusal */
 	sleep(3);
 
+	/*
+	 * A poll() for room that the instance never makes ends as it goes
+	 * away: a write would fail now rather than wait
+	 */
+	out.fd = open("/dev/multikernel", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	full = out.fd >= 0 && msg_fill_until_full(out.fd, &sent);
+	if (full)
+		pthread_create(&poller, NULL, out_poller, &out);
+	usleep(300000);
+	waited = full && !out.done;
+
 	/* Stopped, it gives its CPUs back */
 	trace_marker('X');
 	mk_kmsg_mark();
 	ok = mk_tool((const char *const[]){ "multikernel", "stop", "--id", "1",
 		  NULL });
 	mk_result("tool_stop", ok == 0, "multikernel stop exited %d", ok);
+	if (full) {
+		for (i = 0; i < 100 && !out.done; i++)
+			usleep(20000);
+		woke = out.done;
+		pthread_join(poller, NULL);
+	}
+	if (out.fd >= 0)
+		close(out.fd);
+	mk_result("messages_poll_peer_gone",
+		  full && waited && woke && out.ret == 1 &&
+		  (out.revents & POLLOUT),
+		  "%u sent until %s; poll() %s, %s the stop: %d, revents %#x",
+		  sent, full ? "EAGAIN for 1 s" : "an error",
+		  waited ? "waited" : "did not wait",
+		  woke ? "returned with" : "still waited after", out.ret,
+		  out.revents);
 	mk_result("stop_logged",
 		  mk_kmsg_logged(two_cpus ?
 				 "instance 1 shut down: stopped, CPUs 1,3 are free" :
