@@ -10,8 +10,10 @@
 #               (its verdict on a patch it checked before against the same
 #               base is kept: MK_CHECKPATCH_CACHE)
 #   bisect      every patch builds (the host configuration, which has the
-#               debug options, with kconfig/bisect.config's eight CPUs;
-#               incremental); a patch whose tree was built before in the
+#               debug options, incrementally in the host's build
+#               directory: the last patch's build is the host's, which a
+#               fresh machine then need not build again); a patch whose
+#               tree was built before in the
 #               same configuration is not built again (MK_BISECT_CACHE);
 #               a patch that changes no file the kernel's build reads
 #               (documentation, tools, selftests), after one built here,
@@ -213,28 +215,53 @@ lint_keep() {
 }
 # Single-threaded, so it runs in the background beside the bisect build,
 # on a copy of the tip's files (the bisect checks out older commits).
-# Its key: the C files it reads (--no-includes), the semantic patches,
-# spatch.
-cocci_key=$({ wt ls-tree -r "$topic" -- "${cfiles[@]}"
-	      wt rev-parse "$topic:scripts/coccinelle"; spatch --version
-	    } | sha1sum | cut -c1-40)
+# With --no-includes, its report on a file depends only on that file, the
+# semantic patches and spatch: reports are kept per file, so that a run
+# reads only the files that changed since a run before.
+cocci_tool=$({ wt rev-parse "$topic:scripts/coccinelle"; spatch --version
+	     } | sha1sum | cut -c1-40)
+cocci_key() {
+	echo "$1 $(wt rev-parse "$topic:$1") $cocci_tool" | sha1sum | cut -c1-40
+}
 lint() {
-	local failed=0 tip=$out/tip sp t=$(date +%s)
+	local failed=0 tip=$out/tip sp f t=$(date +%s) kept=0
+	local -a todo=()
 
-	if lint_cached coccinelle "$cocci_key" "$out/cocci.log"; then
-		echo "INFO coccinelle: the reports on this tip were kept ($lint_cache)"
-	else
-		rm -rf "$tip"
-		mkdir -p "$tip"
-		wt archive "$topic" -- "${cfiles[@]}" | tar -x -C "$tip"
-		: > "$out/cocci.log"
+	rm -rf "$tip"
+	mkdir -p "$tip"
+	: > "$out/cocci.log"
+	for f in "${cfiles[@]}"; do
+		if lint_cached coccinelle "$(cocci_key "$f")" "$tip/kept"; then
+			cat "$tip/kept" >> "$out/cocci.log"
+			kept=$((kept + 1))
+		else
+			todo+=("$f")
+		fi
+	done
+	echo "INFO coccinelle: ${#todo[@]} files read, $kept reports kept from a run before ($lint_cache)"
+	if [ ${#todo[@]} -gt 0 ]; then
+		wt archive "$topic" -- "${todo[@]}" | tar -x -C "$tip"
+		: > "$out/cocci-todo.log"
 		for sp in "$MK_WORKTREE"/scripts/coccinelle/*/*.cocci; do
 			(cd "$tip" && spatch -D report --no-show-diff \
 				--very-quiet --no-includes --include-headers \
-				--cocci-file "$sp" "${cfiles[@]}" 2>/dev/null) \
-				>> "$out/cocci.log" || true
+				--cocci-file "$sp" "${todo[@]}" 2>/dev/null) \
+				>> "$out/cocci-todo.log" || true
 		done
-		lint_keep coccinelle "$cocci_key" "$out/cocci.log"
+		cat "$out/cocci-todo.log" >> "$out/cocci.log"
+		# Keep each file's lines; a line that names none of the files
+		# read cannot be kept with one, so then none is kept.
+		if printf '%s:\n' "${todo[@]}" | awk 'NR == FNR { f[$0] = 1; next }
+			{ sub(/:.*/, ":"); if (!($0 in f)) bad = 1 }
+			END { exit bad }' - "$out/cocci-todo.log"; then
+			for f in "${todo[@]}"; do
+				awk -v f="$f:" 'index($0, f) == 1' \
+					"$out/cocci-todo.log" > "$tip/kept"
+				lint_keep coccinelle "$(cocci_key "$f")" "$tip/kept"
+			done
+		else
+			echo "INFO coccinelle: a report line names no file read: none kept"
+		fi
 	fi
 	only_added < "$out/cocci.log" > "$out/cocci-new.log" || true
 	if [ -s "$out/cocci-new.log" ]; then
@@ -251,15 +278,27 @@ lint_pid=$!
 
 took docs
 
+# Symbol names, without what moves with line numbers (initcall names) or
+# is numbered by the compiler (clones, function-local statics)
+mk_symbols() {
+	awk '{ print $3 }' "$1/System.map" |
+		sed -E 's/\.(constprop|isra|part|cold|llvm)(\.[0-9]+)*//g
+			s/\.[0-9]+$//
+			s/^(__UNIQUE_ID_[A-Za-z_]*[A-Za-z_])[0-9]+$/\1/
+			/^__initcall__kmod_/ s/__[0-9]+_[0-9]+_/__/' | sort -u
+}
+
 # --- bisect build -------------------------------------------------------
 bisect_ok=1
 bisect_start=$(date +%s)
 # (under set -e, a failing command in the trap would become the exit code)
 trap 'kill "$lint_pid" 2>/dev/null || true; wt checkout -q "$MK_TOPIC_BRANCH"' EXIT
-# The unpatched tree in the CONFIG_MULTIKERNEL=n configuration, for the
-# symbol comparison below.  Built again only when the base, its
-# configuration or the compiler changed: checking the base out and back
-# touches every file the series changes, which the host build then
+# The symbols of the unpatched tree in the CONFIG_MULTIKERNEL=n
+# configuration, for the comparison below.  They depend only on the base,
+# its configuration and the compiler, so they are kept with the lint
+# reports; the tree is built only when they are not, or when the base,
+# its configuration or the compiler changed: checking the base out and
+# back touches every file the series changes, which the host build then
 # compiles again.
 base_ok=1
 base_key=$({ wt rev-parse "$MK_BASE_BRANCH^{tree}"
@@ -267,15 +306,22 @@ base_key=$({ wt rev-parse "$MK_BASE_BRANCH^{tree}"
 	     cat "$MK_REPO/scripts/build.sh"; gcc --version
 	   } | sha1sum | cut -c1-40)
 base_stamp=$MK_BUILD/nomk-base/.mk-base-stamp
-if [ -s "$MK_BUILD/nomk-base/System.map" ] &&
+base_syms=$out/nomk-base.symbols
+if lint_cached nomk-base-symbols "$base_key" "$base_syms"; then
+	echo "INFO nomk-base: the unpatched tree's symbols were kept ($lint_cache)"
+elif [ -s "$MK_BUILD/nomk-base/System.map" ] &&
    [ "$(cat "$base_stamp" 2>/dev/null)" = "$base_key" ]; then
 	echo "INFO nomk-base: the unpatched tree was built before ($base_key)"
+	mk_symbols "$MK_BUILD/nomk-base" > "$base_syms"
+	lint_keep nomk-base-symbols "$base_key" "$base_syms"
 else
 	wt checkout -q --detach "$MK_BASE_BRANCH"
 	rm -f "$base_stamp"
 	if "$MK_REPO/scripts/build.sh" nomk-base base small \
 		> "$out/nomk-base.log" 2>&1; then
 		echo "$base_key" > "$base_stamp"
+		mk_symbols "$MK_BUILD/nomk-base" > "$base_syms"
+		lint_keep nomk-base-symbols "$base_key" "$base_syms"
 	else
 		base_ok=0
 	fi
@@ -286,8 +332,7 @@ fi
 # that a run builds only the patches that changed (MK_BISECT_CACHE=none
 # builds every one).
 cache=${MK_BISECT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/multikernel/bisect}
-bisect_config="$MK_HOST_CONFIG bisect"
-conf_key=$({ for f in $bisect_config; do cat "$MK_REPO/kconfig/$f.config"; done
+conf_key=$({ for f in $MK_HOST_CONFIG; do cat "$MK_REPO/kconfig/$f.config"; done
 	     cat "$MK_REPO/scripts/build.sh"; gcc --version
 	   } | sha1sum | cut -c1-40)
 [ "$cache" = none ] || mkdir -p "$cache"
@@ -309,7 +354,7 @@ kernel_files_changed() {
 		return $?
 }
 tools_build() {
-	local d=$out/bisect-tools wt_dir=$MK_WORKTREE inc=$MK_BUILD/bisect/usr/include
+	local d=$out/bisect-tools wt_dir=$MK_WORKTREE inc=$MK_BUILD/host/usr/include
 
 	rm -rf "$d"
 	mkdir -p "$d"
@@ -347,8 +392,8 @@ for c in $(wt rev-list --reverse "$MK_BASE_BRANCH..$topic"); do
 		tools_only=$((tools_only + 1))
 		echo "$(( $(date +%s) - t )) s, no kernel file changed: $what" >> "$out/bisect-times.log"
 	else
-		if ! MK_KCONFIG_STRICT=0 "$MK_REPO/scripts/build.sh" bisect \
-			$bisect_config > "$out/bisect.log" 2>&1; then
+		if ! MK_KCONFIG_STRICT=0 "$MK_REPO/scripts/build.sh" host \
+			$MK_HOST_CONFIG > "$out/bisect.log" 2>&1; then
 			fail bisect "$what does not build ($out/bisect.log)"
 			tail -n 20 "$out/bisect.log"
 			bisect_ok=0
@@ -423,15 +468,6 @@ fi
 took sparse
 
 # --- CONFIG_MULTIKERNEL=n -----------------------------------------------
-# Symbol names, without what moves with line numbers (initcall names) or
-# is numbered by the compiler (clones, function-local statics)
-mk_symbols() {
-	awk '{ print $3 }' "$1/System.map" |
-		sed -E 's/\.(constprop|isra|part|cold|llvm)(\.[0-9]+)*//g
-			s/\.[0-9]+$//
-			s/^(__UNIQUE_ID_[A-Za-z_]*[A-Za-z_])[0-9]+$/\1/
-			/^__initcall__kmod_/ s/__[0-9]+_[0-9]+_/__/' | sort -u
-}
 if ! "$MK_REPO/scripts/build.sh" nomk base small > "$out/nomk.log" 2>&1; then
 	fail kconfig_off "CONFIG_MULTIKERNEL=n build failed ($out/nomk.log)"
 	tail -n 20 "$out/nomk.log"
@@ -444,8 +480,8 @@ else
 		fail kconfig_off "$syms multikernel symbols, $secs sections with it off"
 	elif [ "$base_ok" != 1 ]; then
 		fail kconfig_off "the unpatched tree does not build ($out/nomk-base.log)"
-	elif ! diff <(mk_symbols "$MK_BUILD/nomk-base") \
-		    <(mk_symbols "$MK_BUILD/nomk") > "$out/nomk-symbols.diff"; then
+	elif ! diff "$base_syms" <(mk_symbols "$MK_BUILD/nomk") \
+		> "$out/nomk-symbols.diff"; then
 		fail kconfig_off "symbols unlike the unpatched tree's ($out/nomk-symbols.diff)"
 		head -n 20 "$out/nomk-symbols.diff"
 	else
