@@ -224,8 +224,10 @@ cocci_key() {
 	echo "$1 $(wt rev-parse "$topic:$1") $cocci_tool" | sha1sum | cut -c1-40
 }
 lint() {
-	local failed=0 tip=$out/tip sp f t=$(date +%s) kept=0
+	local failed=0 tip=$out/tip sp f t kept=0
 	local -a todo=()
+
+	t=$(date +%s)
 
 	rm -rf "$tip"
 	mkdir -p "$tip"

@@ -321,8 +321,8 @@ static void test_nomk(void)
 {
 	char *iomem = mk_read_file("/proc/iomem");
 
-	mk_result("no_proc_multikernel", access("/proc/multikernel", F_OK),
-		  "/proc/multikernel exists");
+	mk_result("no_sys_multikernel", access("/sys/kernel/multikernel", F_OK),
+		  "/sys/kernel/multikernel exists");
 	mk_result("no_multikernel_memory", iomem && !strstr(iomem, "Multikernel"),
 		  "/proc/iomem mentions Multikernel");
 	EXPECT_SILENT("kexec_flag_refused",

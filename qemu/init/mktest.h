@@ -247,21 +247,6 @@ static void mk_check_kmemleak(void)
 		  "%s", report ? report : "cannot read kmemleak");
 }
 
-/* Instance @id's state in /proc/multikernel, "" if it is not listed */
-static const char *mk_state_of(unsigned int id)
-{
-	static char state[16];
-	char *text = mk_read_file("/proc/multikernel"), *line, *save;
-	unsigned int lid;
-
-	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "%u %*s %15s", &lid, state) == 2 && lid == id)
-			return state;
-	state[0] = '\0';
-	return state;
-}
-
 /* Whether instance @id is @want within @ms */
 static bool mk_wait_state(unsigned int id, const char *want, int ms)
 {

@@ -416,7 +416,7 @@ static void start_second_slowly(void)
 	const char *load_delay =
 		"/sys/module/multikernel/parameters/test_load_delay_ms";
 	pid_t loader;
-	char *text;
+	const char *state;
 
 	EXPECT("load_second", file_load(2, OTHER_CPU, SZ_2M * 16), 0,
 	       "instance 2 loaded");
@@ -435,14 +435,14 @@ static void start_second_slowly(void)
 	if (loader == 0)
 		_exit(file_load(3, 3, SZ_2M * 8) ? 1 : 0);
 	sleep(1);
-	text = mk_read_file("/proc/multikernel");
-	mk_result("second_starting", text && strstr(text, " starting "),
-		  "instance 2 is not starting: %s", text ? text : "no table");
+	state = mk_state_of(2);
+	mk_result("second_starting", !strcmp(state, "starting"),
+		  "instance 2 is not starting: \"%s\"", state);
 	/* Not listed yet, and its loader still waits */
+	state = mk_state_of(3);
 	mk_result("third_loading", loader > 0 &&
-		  waitpid(loader, NULL, WNOHANG) == 0 && text &&
-		  !strstr(text, "\n3   multikernel"),
-		  "instance 3's load is not held: %s", text ? text : "no table");
+		  waitpid(loader, NULL, WNOHANG) == 0 && !state[0],
+		  "instance 3's load is not held: \"%s\"", state);
 }
 
 /*
@@ -489,20 +489,17 @@ static unsigned long mem_available(void)
  */
 static void check_ready(unsigned int id)
 {
-	char *text = mk_read_file("/proc/multikernel"), *line, *save;
-	char state[16] = "";
-	unsigned long ms = 0;
-	unsigned int lid;
+	const char *state = mk_state_of(id);
+	char path[64], *text;
+	unsigned long ms;
 
-	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "%u %*s %15s %*s %*s %*s %*s %lu", &lid,
-			   state, &ms) == 3 && lid == id)
-			break;
-	mk_result("instance_ready", line && !strcmp(state, "running") && ms,
+	snprintf(path, sizeof(path), MK_SYSFS_INSTANCES "/%u/ready_ms", id);
+	text = mk_read_file(path);
+	ms = text ? strtoul(text, NULL, 10) : 0;
+	mk_result("instance_ready", !strcmp(state, "running") && ms,
 		  "instance %u: state %s, READY after %lu ms", id,
 		  state[0] ? state : "(not listed)", ms);
-	if (line)
+	if (text)
 		printf("MKSPAWN: ready_ms=%lu\n", ms);
 }
 
@@ -1111,16 +1108,12 @@ static void check_doorbell_cpu(void)
 static void msg_bench(void)
 {
 	const char *path = "/sys/kernel/debug/multikernel/msg_bench";
-	char *text, *res;
+	char *res;
 	cpu_set_t set;
 	int i;
 
-	for (i = 0; i < 200; i++) {
-		text = mk_read_file("/proc/multikernel");
-		if (text && strstr(text, " running "))
-			break;
+	for (i = 0; i < 200 && strcmp(mk_state_of(1), "running"); i++)
 		usleep(100000);
-	}
 	/*
 	 * And until its user space answers: READY comes early in the boot
 	 * of its kernel, which is not preemptible and would hold the bench's
@@ -1432,22 +1425,26 @@ static void check_machine_checks(void)
 		  "the host logged no machine check on CPU 0 after a start on CPU 1 failed");
 }
 
-/* The instance's memory range from /proc/multikernel */
+/* The span of the instance's memory, from its memory file in sysfs */
 static int instance_range(unsigned int id, unsigned long *lo,
 			  unsigned long *hi)
 {
-	char *text = mk_read_file("/proc/multikernel"), *line, *save;
+	char path[64], *text, *line, *save;
+	unsigned long a, b;
+	int n = 0;
 
+	snprintf(path, sizeof(path), MK_SYSFS_INSTANCES "/%u/memory", id);
+	text = mk_read_file(path);
 	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		unsigned int lid;
-
-		/* ID TYPE STATE CPU ENTRY SEGMENTS MEMORY READY_MS */
-		if (sscanf(line, "%u %*s %*s %*s %*s %*s 0x%lx-0x%lx", &lid,
-			   lo, hi) == 3 && lid == id)
-			return 0;
+		if (sscanf(line, "%lx-%lx", &a, &b) != 2)
+			return -1;
+		if (!n++ || a < *lo)
+			*lo = a;
+		if (n == 1 || b > *hi)
+			*hi = b;
 	}
-	return -1;
+	return n ? 0 : -1;
 }
 
 /* Leave the UART at @speed, as a host that used it might */
@@ -1562,13 +1559,14 @@ int main(void)
 		  segments ? "decompressed an image of segments" :
 			     "did not log that it decompressed the kernel");
 	mk_result("instance_range", !instance_range(1, &lo, &hi),
-		  "instance 1 is not in /proc/multikernel");
+		  "instance 1 has no memory file in sysfs");
 	mk_report("MKSPAWN: mem=%#lx-%#lx\n", lo, hi);
 
 	if (segments) {
 		/*
-		 * The tool places a second image where /proc/multikernel
-		 * lists nothing: outside instance 1, or the load fails
+		 * The tool places a second image where no instance's
+		 * memory file lists anything: outside instance 1, or the
+		 * load fails
 		 */
 		ok = mk_tool((const char *const[]){ "multikernel", "load",
 			  "--segments", "--id", "2", "--mem", "16M",
