@@ -38,10 +38,13 @@ kmake() {
 }
 
 # Reconfigure only when a fragment or the tree's Kconfig files changed
-# (not on every commit: the bisect build would pay half a minute for each).
+# (not on every commit: the bisect build would pay half a minute for each),
+# or the check of the fragments' options: a strict build after a lenient
+# one in the same directory (the host's, after the bisect) checks again.
 stamp=$out/.mk-config-stamp
 want=$({ cat "${frags[@]}"
 	 wt ls-files -s -- '*Kconfig*' 'kernel/configs/*' 'arch/x86/configs/*'
+	 echo "strict=${MK_KCONFIG_STRICT:-1}"
        } | sha1sum | cut -c1-40)
 if [ ! -f "$out/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	kmake tinyconfig >/dev/null

@@ -11,17 +11,16 @@
 #               base is kept: MK_CHECKPATCH_CACHE)
 #   bisect      every patch builds (the host configuration, which has the
 #               debug options, incrementally in the host's build
-#               directory: the last patch's build is the host's, which a
-#               fresh machine then need not build again); a patch whose
-#               tree was built before in the
-#               same configuration is not built again (MK_BISECT_CACHE);
-#               a patch that changes no file the kernel's build reads
+#               directory, so that the last patch's build is the host's);
+#               a patch whose tree was built before in the same
+#               configuration is not built again (MK_BISECT_CACHE); a
+#               patch that changes no file the kernel's build reads
 #               (documentation, tools, selftests), after one built here,
 #               compiles the tool and the selftest instead
 #   sparse      no sparse warning on a line the series adds (C=2)
 #   coccinelle  no report of the tree's semantic patches on such a line
-#               (the reports of both on a tip they checked before are
-#               kept: MK_LINT_CACHE)
+#               (sparse's report on a tip and coccinelle's on a file
+#               checked before are kept: MK_LINT_CACHE)
 #   kconfig     CONFIG_MULTIKERNEL=n (base and small: kexec on) builds with
 #               no multikernel symbol or section, and with the same symbols
 #               as the unpatched tree in that configuration; =y builds
@@ -244,16 +243,28 @@ lint() {
 	if [ ${#todo[@]} -gt 0 ]; then
 		wt archive "$topic" -- "${todo[@]}" | tar -x -C "$tip"
 		: > "$out/cocci-todo.log"
+		: > "$out/cocci-errors.log"
 		for sp in "$MK_WORKTREE"/scripts/coccinelle/*/*.cocci; do
+			# Debian's spatch has no OCaml: the semantic
+			# patches with OCaml rules cannot run
+			if grep -q ':ocaml' "$sp"; then
+				echo "INFO coccinelle: not run (OCaml rules): ${sp#"$MK_WORKTREE"/}"
+				continue
+			fi
 			(cd "$tip" && spatch -D report --no-show-diff \
 				--very-quiet --no-includes --include-headers \
-				--cocci-file "$sp" "${todo[@]}" 2>/dev/null) \
-				>> "$out/cocci-todo.log" || true
+				--cocci-file "$sp" "${todo[@]}" \
+				2>> "$out/cocci-errors.log") \
+				>> "$out/cocci-todo.log" ||
+				echo "spatch $sp: exit $?" >> "$out/cocci-errors.log"
 		done
 		cat "$out/cocci-todo.log" >> "$out/cocci.log"
-		# Keep each file's lines; a line that names none of the files
-		# read cannot be kept with one, so then none is kept.
-		if printf '%s:\n' "${todo[@]}" | awk 'NR == FNR { f[$0] = 1; next }
+		# Keep each file's lines, only if every spatch finished (one
+		# that crashed reported nothing); a line that names none of the
+		# files read cannot be kept with one, so then none is kept.
+		if grep -q '^spatch .*: exit ' "$out/cocci-errors.log"; then
+			echo "INFO coccinelle: a spatch failed, none kept: $(grep -m1 '^spatch .*: exit ' "$out/cocci-errors.log")"
+		elif printf '%s:\n' "${todo[@]}" | awk 'NR == FNR { f[$0] = 1; next }
 			{ sub(/:.*/, ":"); if (!($0 in f)) bad = 1 }
 			END { exit bad }' - "$out/cocci-todo.log"; then
 			for f in "${todo[@]}"; do
@@ -305,7 +316,8 @@ trap 'kill "$lint_pid" 2>/dev/null || true; wt checkout -q "$MK_TOPIC_BRANCH"' E
 base_ok=1
 base_key=$({ wt rev-parse "$MK_BASE_BRANCH^{tree}"
 	     cat "$MK_REPO/kconfig/base.config" "$MK_REPO/kconfig/small.config"
-	     cat "$MK_REPO/scripts/build.sh"; gcc --version
+	     cat "$MK_REPO/scripts/build.sh"; gcc --version; ld --version
+	     declare -f mk_symbols
 	   } | sha1sum | cut -c1-40)
 base_stamp=$MK_BUILD/nomk-base/.mk-base-stamp
 base_syms=$out/nomk-base.symbols

@@ -499,7 +499,7 @@ static void check_ready(unsigned int id)
 	mk_result("instance_ready", !strcmp(state, "running") && ms,
 		  "instance %u: state %s, READY after %lu ms", id,
 		  state[0] ? state : "(not listed)", ms);
-	if (text)
+	if (ms)
 		printf("MKSPAWN: ready_ms=%lu\n", ms);
 }
 
