@@ -23,8 +23,8 @@
 #   nopool  CONFIG_MULTIKERNEL=y without a pool
 #   nomk    CONFIG_MULTIKERNEL=n: nothing of it is there
 #   lockdown  booted with lockdown=integrity: no instance loads or starts;
-#           its shared area at mk_shared_memory=, where the pool (not
-#           placed by the command line) would otherwise go
+#           its shared area at multikernel_shared_memory=, where the
+#           pool (not placed by the command line) would otherwise go
 #   nosmt   two cores of two threads with nosmt: no instance on a thread
 #           SMT control keeps offline, instances have whole cores (with
 #           SMT control on as well); on an Intel CPU without the
@@ -187,11 +187,11 @@ if build host $MK_HOST_CONFIG; then
 		step boot-host \
 		boot host "$MK_BUILD/host" "mktest=mk $pool"
 	step boot-fixed boot fixed "$MK_BUILD/host" \
-		"mktest=fixed nokaslr multikernel_pool=64M@512M mk_shared_memory=0x30000000"
+		"mktest=fixed nokaslr multikernel_pool=64M@512M multikernel_shared_memory=0x30000000"
 	step boot-nopool boot nopool "$MK_BUILD/host" \
-		"mktest=nopool mk_shared_memory=0x30000000"
+		"mktest=nopool multikernel_shared_memory=0x30000000"
 	step boot-lockdown boot lockdown "$MK_BUILD/host" \
-		"mktest=lockdown lockdown=integrity $pool mk_shared_memory=0x30000000"
+		"mktest=lockdown lockdown=integrity $pool multikernel_shared_memory=0x30000000"
 	MK_QEMU_SMP="4,sockets=1,cores=2,threads=2" \
 	MK_QEMU_CPU="max,vendor=GenuineIntel,family=6,model=85,stepping=7,hypervisor=off" \
 		step boot-nosmt \

@@ -8,13 +8,13 @@
  *   mktest=mk     a CONFIG_MULTIKERNEL=y host booted with multikernel_pool=:
  *                 the whole selftest, then lockdown raised at run time
  *   mktest=fixed  the same with multikernel_pool=64M@512M and
- *                 mk_shared_memory=0x30000000 (and nokaslr)
+ *                 multikernel_shared_memory=0x30000000 (and nokaslr)
  *   mktest=nopool CONFIG_MULTIKERNEL=y without multikernel_pool=
  *   mktest=nomk   a CONFIG_MULTIKERNEL=n kernel: none of it is there, and
  *                 the selftest skips
  *   mktest=lockdown  the mk host booted with lockdown=integrity and
- *                 mk_shared_memory=0x30000000, the start of a memory
- *                 section the pool would take first in 1 GiB
+ *                 multikernel_shared_memory=0x30000000, the start of a
+ *                 memory section the pool would take first in 1 GiB
  *   mktest=nosmt  the mk host on two cores of two threads, booted with
  *                 nosmt, on an Intel CPU the microcode loader takes
  *
