@@ -53,11 +53,14 @@ mk_format_patch() {
 
 	# The cover letter carries the committer's date: take the newest
 	# patch's, so that the same branch always exports the same files.
+	# Blob ids are abbreviated to 12 digits, which no other object in
+	# a repository shares in practice: git's shortest unique prefix
+	# would depend on what else the repository holds.
 	tip_date=$(wt log -1 --format=%aD "$MK_TOPIC_BRANCH")
 	GIT_COMMITTER_DATE="$tip_date" \
 	GIT_COMMITTER_NAME="$(wt log -1 --format=%an "$MK_TOPIC_BRANCH")" \
 	GIT_COMMITTER_EMAIL="$(wt log -1 --format=%ae "$MK_TOPIC_BRANCH")" \
 		wt format-patch --quiet --cover-letter --cover-from-description=auto \
-		--zero-commit --no-signature --base="$MK_BASE_BRANCH" \
+		--zero-commit --no-signature --abbrev=12 --base="$MK_BASE_BRANCH" \
 		-o "$out" "$MK_BASE_BRANCH..$MK_TOPIC_BRANCH"
 }
